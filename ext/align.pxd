@@ -1,5 +1,5 @@
 from libcpp.vector cimport vector
-from peet_fast._ext.tokens cimport Sent
+from peet_fast._ext.tokens cimport Sent, TokView
 
 # Alignment operation codes
 cdef enum:
@@ -24,7 +24,7 @@ cdef struct EditSpan:
     int c2
 
 cdef vector[AlignOp] align_seq(Sent orig, Sent cor, bint lev) except *
-cdef double sub_cost(Sent o, Py_ssize_t i, Sent c, Py_ssize_t j) noexcept nogil
+cdef double sub_cost(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j) noexcept nogil
 cdef vector[EditSpan] all_split(vector[AlignOp]& seq)
 cdef vector[EditSpan] all_merge(vector[AlignOp]& seq)
 cdef vector[EditSpan] all_equal(vector[AlignOp]& seq)

@@ -8,18 +8,19 @@ from libc.stdint cimport uint64_t
 from libcpp.vector cimport vector
 from libcpp.algorithm cimport sort
 
-from peet_fast._ext.tokens cimport (Sent, indel_normalized_distance, POS_ADJ, POS_ADV, POS_NOUN, POS_VERB)
+from peet_fast._ext.tokens cimport (Sent, TokView, v_orth, v_lower, v_lemma, indel_normalized_distance,
+                                     POS_ADJ, POS_ADV, POS_NOUN, POS_VERB)
 
 cdef inline bint _open_pos(int p) noexcept nogil:
     return p == POS_ADJ or p == POS_ADV or p == POS_NOUN or p == POS_VERB
 
 
-cdef double sub_cost(Sent o, Py_ssize_t i, Sent c, Py_ssize_t j) noexcept nogil:
+cdef double sub_cost(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j) noexcept nogil:
     """errant Alignment.get_sub_cost: lemma (0 / 0.499) + POS (0 / 0.25 / 0.5) + Indel character cost."""
     cdef double lemma_cost, pos_cost
-    if o.lower(i) == c.lower(j):
+    if v_lower(o, i) == v_lower(c, j):
         return 0.0
-    lemma_cost = 0.0 if o.lemma(i) == c.lemma(j) else 0.499
+    lemma_cost = 0.0 if v_lemma(o, i) == v_lemma(c, j) else 0.499
     if o.pos[i] == c.pos[j]:
         pos_cost = 0.0
     elif _open_pos(o.pos[i]) and _open_pos(c.pos[j]):
@@ -29,15 +30,15 @@ cdef double sub_cost(Sent o, Py_ssize_t i, Sent c, Py_ssize_t j) noexcept nogil:
     return (lemma_cost + pos_cost) + indel_normalized_distance(o, i, c, j)
 
 
-cdef bint _same_multiset(Sent o, Py_ssize_t i0, Sent c, Py_ssize_t j0, Py_ssize_t size,
+cdef bint _same_multiset(const TokView* o, Py_ssize_t i0, const TokView* c, Py_ssize_t j0, Py_ssize_t size,
                          vector[uint64_t]& bo, vector[uint64_t]& bc) noexcept nogil:
     """sorted(o_low[i0:i0+size]) == sorted(c_low[j0:j0+size])"""
     cdef Py_ssize_t t
     bo.resize(size)
     bc.resize(size)
     for t in range(size):
-        bo[t] = o.lower(i0 + t)
-        bc[t] = c.lower(j0 + t)
+        bo[t] = v_lower(o, i0 + t)
+        bc[t] = v_lower(c, j0 + t)
     sort(bo.begin(), bo.end())
     sort(bc.begin(), bc.end())
     for t in range(size):
@@ -46,7 +47,9 @@ cdef bint _same_multiset(Sent o, Py_ssize_t i0, Sent c, Py_ssize_t j0, Py_ssize_
     return True
 
 
-cdef vector[AlignOp] align_seq(Sent orig, Sent cor, bint lev) except *:
+cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
+    cdef const TokView* orig = &orig_s.v
+    cdef const TokView* cor = &cor_s.v
     cdef Py_ssize_t n = orig.n, m = cor.n, w = m + 1, i, j, k, l
     cdef double* cost = <double*>malloc((n + 1) * w * sizeof(double))
     cdef int* ops = <int*>malloc((n + 1) * w * sizeof(int))   # op code * 65536 + transposition size
@@ -71,7 +74,7 @@ cdef vector[AlignOp] align_seq(Sent orig, Sent cor, bint lev) except *:
                 ops[j] = OP_I << 16 | 1
             for i in range(n):
                 for j in range(m):
-                    if orig.orth(i) == cor.orth(j):
+                    if v_orth(orig, i) == v_orth(cor, j):
                         cost[(i + 1) * w + j + 1] = cost[i * w + j]
                         ops[(i + 1) * w + j + 1] = OP_M << 16 | 1
                         continue
@@ -202,4 +205,4 @@ def substitution_cost(Sent o, Py_ssize_t i, Sent c, Py_ssize_t j):
     """errant's substitution cost of token i of o and token j of c (for tests)."""
     if not (0 <= i < o.n and 0 <= j < c.n):
         raise IndexError("token index out of range")
-    return sub_cost(o, i, c, j)
+    return sub_cost(&o.v, i, &c.v, j)

@@ -1,5 +1,7 @@
 # cython: language_level=3, boundscheck=False, wraparound=False, cdivision=True
 """The per-pair driver: align -> merge -> classify, entirely in compiled code, for one pair or a batch."""
+import gc
+
 from libcpp.vector cimport vector
 from peet_fast._ext.tokens cimport Sent
 from peet_fast._ext.align cimport AlignOp, EditSpan, align_seq, all_split, all_merge, all_equal
@@ -47,11 +49,19 @@ def annotate_many(list origs, list cors, bint lev=False, str merge="rules"):
     if len(cors) != n:
         raise ValueError("origs and cors differ in length")
     cdef list out = [None] * n
-    for k in range(n):
-        o = origs[k]
-        c = cors[k]
-        if o is None or c is None:
-            out[k] = []
-        else:
-            out[k] = annotate_pair(<Sent?>o, <Sent?>c, lev, code)
+    # The results are acyclic tuples; a cyclic-GC pass over a heap holding a spaCy pipeline costs more than the
+    # annotation itself, so collection is paused for the batch.
+    cdef bint was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for k in range(n):
+            o = origs[k]
+            c = cors[k]
+            if o is None or c is None:
+                out[k] = []
+            else:
+                out[k] = annotate_pair(<Sent?>o, <Sent?>c, lev, code)
+    finally:
+        if was_enabled:
+            gc.enable()
     return out

@@ -4,7 +4,7 @@
 Every rule, in errant's order, with the same string tests; the resources (Hunspell GB word list, PTB->UD tag map,
 Lancaster stemmer) are errant's own, handed in once by configure()."""
 from libc.stdlib cimport malloc, free
-from peet_fast._ext.tokens cimport Sent, F_TAG_POS, F_ALPHA, POS_PART
+from peet_fast._ext.tokens cimport Sent, v_lower, v_lemma, F_TAG_POS, F_ALPHA, POS_PART
 
 cdef object _spell = None      # set of words
 cdef dict _pos_map = None      # PTB tag -> coarse type (ADP->PREP, PROPN->NOUN, CCONJ->CONJ)
@@ -188,7 +188,7 @@ cdef str two_sided_type(Sent o, Py_ssize_t o1, Py_ssize_t o2, Sent c, Py_ssize_t
             # Check a GB English dict for both orig and lower case.
             if ot not in _spell and ol not in _spell:
                 # Check if both sides have a common lemma
-                if o.lemma(o1) == c.lemma(c1):
+                if v_lemma(&o.v, o1) == v_lemma(&c.v, c1):
                     # Inflection; often count vs mass nouns or e.g. got vs getted
                     if o_pos == c_pos and (op0 == "NOUN" or op0 == "VERB"):
                         return op0 + ":INFL"
@@ -208,7 +208,7 @@ cdef str two_sided_type(Sent o, Py_ssize_t o1, Py_ssize_t o2, Sent c, Py_ssize_t
 
         # 3. MORPHOLOGY
         # Only ADJ, ADV, NOUN and VERB can have inflectional changes.
-        if o.lemma(o1) == c.lemma(c1) and op0 in OPEN_POS2 and cp0 in OPEN_POS2:
+        if v_lemma(&o.v, o1) == v_lemma(&c.v, c1) and op0 in OPEN_POS2 and cp0 in OPEN_POS2:
             # Same POS on both sides
             if o_pos == c_pos:
                 if op0 == "ADJ":
@@ -343,7 +343,7 @@ cdef str two_sided_type(Sent o, Py_ssize_t o1, Py_ssize_t o2, Sent c, Py_ssize_t
     # All same POS
     if len(all_pos) == 1:
         # Final verbs with the same lemma are tense; e.g. eat -> has eaten
-        if o_pos[0] == "VERB" and o.lemma(o2 - 1) == c.lemma(c2 - 1):
+        if o_pos[0] == "VERB" and v_lemma(&o.v, o2 - 1) == v_lemma(&c.v, c2 - 1):
             return "VERB:TENSE"
         elif o_pos[0] not in RARE_POS:
             return o_pos[0]
@@ -352,15 +352,15 @@ cdef str two_sided_type(Sent o, Py_ssize_t o1, Py_ssize_t o2, Sent c, Py_ssize_t
         return DEP_MAP[o_dep[0]]
     # Infinitives, gerunds, phrasal verbs.
     if all_pos == {"PART", "VERB"}:
-        if o.lemma(o2 - 1) == c.lemma(c2 - 1):
+        if v_lemma(&o.v, o2 - 1) == v_lemma(&c.v, c2 - 1):
             return "VERB:FORM"
         return "VERB"
     # Possessive nouns; e.g. friends -> friend 's
-    if (o_pos == ["NOUN", "PART"] or c_pos == ["NOUN", "PART"]) and o.lemma(o1) == c.lemma(c1):
+    if (o_pos == ["NOUN", "PART"] or c_pos == ["NOUN", "PART"]) and v_lemma(&o.v, o1) == v_lemma(&c.v, c1):
         return "NOUN:POSS"
     # Adjective forms with "most" and "more"; e.g. more free -> freer
     if (o.lower_[o1] in ("most", "more") or c.lower_[c1] in ("most", "more")) and \
-            o.lemma(o2 - 1) == c.lemma(c2 - 1) and o2 - o1 <= 2 and c2 - c1 <= 2:
+            v_lemma(&o.v, o2 - 1) == v_lemma(&c.v, c2 - 1) and o2 - o1 <= 2 and c2 - c1 <= 2:
         return "ADJ:FORM"
     return "OTHER"
 
@@ -376,7 +376,7 @@ cdef str _classify(Sent orig, Py_ssize_t o1, Py_ssize_t o2, Sent cor, Py_ssize_t
     if same_str:
         return "UNK"
     # Ignore case change at the end of multi token edits: classify as if the last token wasn't there
-    if orig.lower(o2 - 1) == cor.lower(c2 - 1) and (o2 - o1 > 1 or c2 - c1 > 1):
+    if v_lower(&orig.v, o2 - 1) == v_lower(&cor.v, c2 - 1) and (o2 - o1 > 1 or c2 - c1 > 1):
         return _classify(orig, o1, o2 - 1, cor, c1, c2 - 1, same_str)
     return "R:" + two_sided_type(orig, o1, o2, cor, c1, c2)
 

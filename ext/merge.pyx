@@ -5,7 +5,7 @@ The alignment is cut into runs of matches, transpositions and the rest; transpos
 and each run of D/I/S operations goes through process_seq: candidate sub-spans, longest first, are tested against the
 possessive, case, punctuation, whitespace/hyphen, same-POS and split rules in errant's order."""
 from libcpp.vector cimport vector
-from peet_fast._ext.tokens cimport (Sent, indel_normalized_distance, F_PUNCT, F_FIRST_UPPER, F_TAG_POS,
+from peet_fast._ext.tokens cimport (Sent, v_lower, indel_normalized_distance, F_PUNCT, F_FIRST_UPPER, F_TAG_POS,
                                      POS_ADJ, POS_AUX, POS_ADV, POS_NOUN, POS_VERB, POS_PART, POS_DET)
 from peet_fast._ext.align cimport AlignOp, EditSpan, OP_M, OP_T, OP_S, OP_D, OP_I
 
@@ -86,7 +86,7 @@ cdef void process_seq(Sent orig, Sent cor, vector[AlignOp]& seq, Py_ssize_t lo, 
                 process_seq(orig, cor, seq, lo + end + 1, hi, out)
                 return
             # Case changes
-            if orig.lower(o2 - 1) == cor.lower(c2 - 1):
+            if v_lower(&orig.v, o2 - 1) == v_lower(&cor.v, c2 - 1):
                 # Merge first token I or D: [Cat -> The big cat]
                 if start == 0 and ((no == 1 and cor.flags[c1] & F_FIRST_UPPER) or
                                    (nc == 1 and orig.flags[o1] & F_FIRST_UPPER)):
@@ -133,8 +133,8 @@ cdef void process_seq(Sent orig, Sent cor, vector[AlignOp]& seq, Py_ssize_t lo, 
                     process_seq(orig, cor, seq, lo + start + 1, hi, out)
                     return
                 # Split similar substitutions at sequence boundaries
-                if (seq[lo + start].op == OP_S and 1.0 - indel_normalized_distance(orig, o1, cor, c1) > 0.75) or \
-                        (seq[lo + end].op == OP_S and 1.0 - indel_normalized_distance(orig, o2 - 1, cor, c2 - 1) > 0.75):
+                if (seq[lo + start].op == OP_S and 1.0 - indel_normalized_distance(&orig.v, o1, &cor.v, c1) > 0.75) or \
+                        (seq[lo + end].op == OP_S and 1.0 - indel_normalized_distance(&orig.v, o2 - 1, &cor.v, c2 - 1) > 0.75):
                     process_seq(orig, cor, seq, lo, lo + start + 1, out)
                     process_seq(orig, cor, seq, lo + start + 1, hi, out)
                     return

@@ -1,5 +1,6 @@
 # Token arrays: the contract between parsing and the compiled kernels.
 # One Sent per distinct parsed sentence; kernels read these fields only and never touch spaCy objects.
+cimport cython
 from libc.stdint cimport uint64_t, int32_t, uint8_t
 
 # Universal POS ids as spaCy numbers them (spacy/parts_of_speech.pxd); a test checks them against spacy.symbols.
@@ -23,6 +24,23 @@ cdef enum:
     F_TAG_POS = 4      # tag_ == "POS" (possessive ending)
     F_ALPHA = 8        # text.isalpha()
 
+# Raw pointers into a Sent's arrays, for the hot loops (valid while the Sent lives; NULL when n == 0).
+cdef struct TokView:
+    Py_ssize_t n
+    const uint64_t* a          # n x 7, row-major
+    const int32_t* pos
+    const uint8_t* flags
+    const int32_t* chars
+    const int32_t* off         # n + 1
+
+cdef inline uint64_t v_orth(const TokView* v, Py_ssize_t i) noexcept nogil:
+    return v.a[i * 7]
+cdef inline uint64_t v_lower(const TokView* v, Py_ssize_t i) noexcept nogil:
+    return v.a[i * 7 + 1]
+cdef inline uint64_t v_lemma(const TokView* v, Py_ssize_t i) noexcept nogil:
+    return v.a[i * 7 + 2]
+
+@cython.final
 cdef class Sent:
     cdef readonly Py_ssize_t n
     cdef readonly object arrays      # (n, 7) uint64: ORTH LOWER LEMMA POS TAG DEP HEAD(relative), from Doc.to_array
@@ -38,14 +56,9 @@ cdef class Sent:
     cdef readonly tuple dep_         # dependency labels
     cdef readonly tuple ws           # trailing-whitespace flags (bool)
     cdef readonly tuple nohyph       # lower_ with ' and - removed (errant merger's whitespace/hyphen rule)
+    cdef TokView v
 
-    cdef inline uint64_t orth(self, Py_ssize_t i) nogil:
-        return self.a[i, 0]
-    cdef inline uint64_t lower(self, Py_ssize_t i) nogil:
-        return self.a[i, 1]
-    cdef inline uint64_t lemma(self, Py_ssize_t i) nogil:
-        return self.a[i, 2]
     cdef str span_text(self, Py_ssize_t start, Py_ssize_t end)
     cdef str span_join(self, Py_ssize_t start, Py_ssize_t end)
 
-cdef double indel_normalized_distance(Sent s1, Py_ssize_t i, Sent s2, Py_ssize_t j) noexcept nogil
+cdef double indel_normalized_distance(const TokView* s1, Py_ssize_t i, const TokView* s2, Py_ssize_t j) noexcept nogil

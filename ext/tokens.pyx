@@ -6,6 +6,7 @@ import numpy as np
 cimport numpy as cnp
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint64_t, int32_t, int64_t, uint8_t
+cimport cython
 
 cnp.import_array()
 
@@ -65,6 +66,18 @@ cdef class Sent:
             if t.isalpha():
                 f |= F_ALPHA
             self.flags[i] = f
+        self.v.n = n
+        if n > 0:
+            self.v.a = &self.a[0, 0]
+            self.v.pos = &self.pos[0]
+            self.v.flags = &self.flags[0]
+            self.v.off = &self.char_off[0]
+        else:
+            self.v.a = NULL
+            self.v.pos = NULL
+            self.v.flags = NULL
+            self.v.off = &self.char_off[0]
+        self.v.chars = &self.chars[0]
 
     def __len__(self):
         return self.n
@@ -93,10 +106,10 @@ cdef class Sent:
         return self.span_text(start, end)
 
 
-cdef double indel_normalized_distance(Sent s1, Py_ssize_t i, Sent s2, Py_ssize_t j) noexcept nogil:
+cdef double indel_normalized_distance(const TokView* s1, Py_ssize_t i, const TokView* s2, Py_ssize_t j) noexcept nogil:
     """rapidfuzz Indel.normalized_distance of two token texts: (l1 + l2 - 2 * LCS) / (l1 + l2)."""
-    cdef int32_t a0 = s1.char_off[i], l1 = s1.char_off[i + 1] - a0
-    cdef int32_t b0 = s2.char_off[j], l2 = s2.char_off[j + 1] - b0
+    cdef int32_t a0 = s1.off[i], l1 = s1.off[i + 1] - a0
+    cdef int32_t b0 = s2.off[j], l2 = s2.off[j + 1] - b0
     cdef int32_t stackrow[128]
     cdef int32_t* row = stackrow
     cdef int32_t x, y, prev_diag, tmp, best
@@ -127,4 +140,4 @@ def indel_distance(Sent s1, Py_ssize_t i, Sent s2, Py_ssize_t j):
     """Python access to the kernel's normalized Indel distance (for tests)."""
     if not (0 <= i < s1.n and 0 <= j < s2.n):
         raise IndexError("token index out of range")
-    return indel_normalized_distance(s1, i, s2, j)
+    return indel_normalized_distance(&s1.v, i, &s2.v, j)

@@ -1,0 +1,93 @@
+"""The read stage's boundary: reading and validating input files, and writing outputs atomically.
+
+Lines are split as Python's text mode splits them (``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line), which is how
+errant reads its inputs, so line N here is line N there. Bad input raises InputError naming the file and line."""
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from typing import Iterator, Sequence
+
+
+class InputError(ValueError):
+    """A user-facing input problem; str() names the file (and line)."""
+
+    def __init__(self, path: str, message: str, line: int | None = None):
+        self.path = str(path)
+        self.line = line
+        where = f"{self.path}:{line}" if line is not None else self.path
+        super().__init__(f"{where}: {message}")
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """All lines of a UTF-8 text file, without line ends. Refuses unreadable files, invalid UTF-8 and NUL bytes."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, nul))
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at column "
+                               f"{exc.start - _line_start(data, exc.start) + 1})", _line_of(data, exc.start)) from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _line_start(data: bytes, pos: int) -> int:
+    return max(data.rfind(b"\n", 0, pos), data.rfind(b"\r", 0, pos)) + 1
+
+
+def _line_of(data: bytes, pos: int) -> int:
+    head = data[:pos]
+    return head.count(b"\n") + head.count(b"\r") - head.count(b"\r\n") + 1
+
+
+def read_parallel(paths: Sequence[str | os.PathLike]) -> list[list[str]]:
+    """Read several line-aligned files; refuses files whose line counts differ, naming each file and its count."""
+    texts = [read_lines(p) for p in paths]
+    counts = {len(t) for t in texts}
+    if len(counts) > 1:
+        detail = ", ".join(f"{os.fspath(p)}: {len(t)} lines" for p, t in zip(paths, texts))
+        raise InputError(os.fspath(paths[0]), f"parallel files differ in line count ({detail})")
+    return texts
+
+
+@contextlib.contextmanager
+def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator:
+    """Write to a temporary file beside path and rename it over path only when the block succeeds."""
+    path = os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise InputError(path, "output directory does not exist")
+    fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
+    try:
+        os.chmod(tmp, 0o666 & ~_umask())
+        kwargs = {"encoding": encoding, "newline": "\n"} if "b" not in mode else {}
+        with os.fdopen(fd, mode, **kwargs) as fh:
+            yield fh
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
