@@ -150,9 +150,15 @@ def test_two_token_transposition():
 
 
 def test_three_token_transposition():
-    # o = a b c, c = c a b (all different lemmas, NOUN, no shared chars -> every sub costs 0.499 + 0 + 1 = 1.499)
-    # the diagonal C[1][1], C[2][2] = 1.499, 2.998 ... never ties with a match, so the k-loop reaches k = 2 at C[3][3]:
-    # sorted(a b c) == sorted(c a b) -> trans = C[0][0] + 2 = 2, cheaper than anything else there
+    # o = x y z, c = z x y; all NOUN, different lemmas, no shared characters -> every sub costs 0.499 + 0 + 1 = 1.499
+    #   C11 x/z = S 1.499; C12 x/x = M C01 = 1; C13 x/y: sub C02+1.499, ins C12+1 = 2, del C03+1 = 4 -> I 2
+    #   C21 y/z: sub C10+1.499 = 2.499, del C11+1 = 2.499, ins C20+1 = 3 -> S 2.499 (S/D tie)
+    #   C22 y/x: sub C11+1.499 = 2.998, ins C21+1 = 3.499, del C12+1 = 2; k=1: sorted(x y) != sorted(z x) -> D 2
+    #   C23 y/y = M C12 = 1;  C31 z/z = M C20 = 2
+    #   C32 z/x: sub C21+1.499 = 3.998, ins C31+1 = 3, del C22+1 = 3; k=1: sorted(y z) != sorted(z x) -> I 3
+    #   C33 z/y: sub C22+1.499 = 3.499, ins C32+1 = 4, del C23+1 = 2;
+    #        k=1: C22 != C11, sorted(y z) != sorted(x y); k=2: C11 != C00, sorted(x y z) == sorted(z x y)
+    #        -> trans = C00 + 2 = 2, tied with del = 2: the transposition wins -> a single T3
     o = [tok("x"), tok("y"), tok("z")]
     c = [tok("z"), tok("x"), tok("y")]
     _check_with_errant(o, c, False, [("T3", 0, 3, 0, 3)])
@@ -205,14 +211,18 @@ def test_lev_gives_plain_levenshtein_ops():
     o = [tok("dog", "dog", sym.NOUN), tok("bites", "bite", sym.VERB)]
     c = [tok("bites", "bite", sym.VERB), tok("dog", "dog", sym.NOUN)]
     _check_with_errant(o, c, True, [("S", 0, 1, 0, 1), ("S", 1, 2, 1, 2)])
-    # lev ignores linguistic costs: "cat" -> "cats" and "cat" -> "xyz" both substitute at cost 1;
-    # o = the cat, c = cats: C[1][1] = S 1; C[2][1]: sub = C[1][0] + 1 = 2, del = C[1][1] + 1 = 2 -> S wins the tie,
-    # so "cat" is deleted and "the" substituted, although cat/cats are near-identical
-    the, cat = tok("the", "the", sym.DET), tok("cat")
-    _check_with_errant([the, cat], [tok("cats", "cat")], True, [("D", 0, 1, 0, 0), ("S", 1, 2, 0, 1)])
-    # ... whereas errant's linguistic costs align cat with cats: sub(the, cats) = 0.499 + 0.5 + 6/7 > 1 + ...
-    # C[1][1] = min(S 0.499 + 0.5 + (3+4-2*2)/7, I 2, D 2) = S 1.4276 (the/cats share "t", "s"? no: LCS("the","cats") = 1)
-    _check_with_errant([the, cat], [tok("cats", "cat")], False, [("D", 0, 1, 0, 0), ("S", 1, 2, 0, 1)])
+    # lev ignores the linguistic costs; o = a cat, c = cats b (all NOUN, cat/cats share the lemma "cat"):
+    # lev=True: C11 a/cats = S 1; C12 a/b: sub C01+1 = 2, ins C11+1 = 2, del C02+1 = 3 -> S 2;
+    #           C21 cat/cats: sub C10+1 = 2, del C11+1 = 2, ins C20+1 = 3 -> S 2;
+    #           C22 cat/b: sub C11+1 = 2, ins C21+1 = 3, del C12+1 = 3 -> S 2;  backtrace S, S
+    a, cat, cats, b = tok("a"), tok("cat"), tok("cats", "cat"), tok("b")
+    _check_with_errant([a, cat], [cats, b], True, [("S", 0, 1, 0, 1), ("S", 1, 2, 1, 2)])
+    # lev=False: sub(a, cats) = 0.499 + 0 + (1 + 4 - 2*1) / 5 = 1.099; sub(cat, cats) = 0 + 0 + 1/7; sub(., b) = 1.499
+    #           C11 = S 1.099; C12 a/b: sub 1 + 1.499, ins C11+1 = 2.099, del C02+1 = 3 -> I 2.099
+    #           C21 cat/cats: sub C10 + 1/7 = 1.143, del C11+1 = 2.099, ins 3 -> S 1.143
+    #           C22 cat/b: sub C11 + 1.499 = 2.598, ins C21+1 = 2.143, del C12+1 = 3.099, no transposition -> I
+    #           backtrace I(b), S(cat -> cats), D(a): the similar tokens are aligned with each other
+    _check_with_errant([a, cat], [cats, b], False, [("D", 0, 1, 0, 0), ("S", 1, 2, 0, 1), ("I", 2, 2, 1, 2)])
     # matches, insertions and deletions at the edges
     x, y, z = tok("x"), tok("y"), tok("z")
     _check_with_errant([x, y], [x, y, z], True, [("M", 0, 1, 0, 1), ("M", 1, 2, 1, 2), ("I", 2, 2, 2, 3)])
