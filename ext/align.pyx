@@ -3,12 +3,13 @@
 same cost arithmetic (IEEE doubles in the same order of operations), the same tie-breaking (transposition, substitution,
 insertion, deletion) and the same backtrace; plus plain Levenshtein (-lev) and the all-split / all-merge / all-equal
 strategies."""
-from libc.stdlib cimport malloc, free
-from libc.stdint cimport uint64_t
+from libc.stdlib cimport malloc, calloc, free
+from libc.stdint cimport uint64_t, int32_t
 from libcpp.vector cimport vector
 from libcpp.algorithm cimport sort
 
 from peet_fast._ext.tokens cimport (Sent, TokView, v_orth, v_lower, v_lemma, indel_normalized_distance,
+                                     popcount64, low_bits,
                                      POS_ADJ, POS_ADV, POS_NOUN, POS_VERB)
 
 cdef inline bint _open_pos(int p) noexcept nogil:
@@ -28,6 +29,63 @@ cdef double sub_cost(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_
     else:
         pos_cost = 0.5
     return (lemma_cost + pos_cost) + indel_normalized_distance(o, i, c, j)
+
+
+cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
+    """splitmix64's finaliser: a second, nonlinear checksum of a window of token ids."""
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL
+    return x ^ (x >> 31)
+
+
+# RATIO[total * 129 + dist] = dist / total, for total <= 128 (both tokens of at most 64 characters): the same IEEE
+# quotient as the division, looked up instead of computed in the innermost loop.
+cdef double RATIO[129 * 129]
+cdef int _t, _d
+for _t in range(1, 129):
+    for _d in range(_t + 1):
+        RATIO[_t * 129 + _d] = <double>_d / <double>_t
+
+
+cdef inline double _lemma_pos_cost(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j) noexcept nogil:
+    """The lemma and POS parts of errant's substitution cost (tokens whose lower-case forms differ)."""
+    cdef double lemma_cost, pos_cost
+    lemma_cost = 0.0 if v_lemma(o, i) == v_lemma(c, j) else 0.499
+    if o.pos[i] == c.pos[j]:
+        pos_cost = 0.0
+    elif _open_pos(o.pos[i]) and _open_pos(c.pos[j]):
+        pos_cost = 0.25
+    else:
+        pos_cost = 0.5
+    return lemma_cost + pos_cost
+
+
+cdef double _char_cost_tab(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j,
+                           const uint64_t* tab) noexcept nogil:
+    """Indel.normalized_distance of the two token texts, the LCS computed bit-parallel from a precomputed ASCII
+    match table of orig token i (tab: 128 masks; NULL when the token is longer than 64 characters)."""
+    cdef int32_t a0, la, b0, lb, y, x, ch
+    cdef uint64_t V, U, M
+    cdef int lcs
+    if tab == NULL:
+        return indel_normalized_distance(o, i, c, j)
+    a0 = o.off[i]; la = o.off[i + 1] - a0
+    b0 = c.off[j]; lb = c.off[j + 1] - b0
+    V = ~(<uint64_t>0)
+    for y in range(lb):
+        ch = c.chars[b0 + y]
+        if 0 <= ch < 128:
+            M = tab[ch]
+        else:
+            M = 0
+            for x in range(la):
+                M |= (<uint64_t>(o.chars[a0 + x] == ch)) << x
+        U = V & M
+        V = (V + U) | (V - U)
+    lcs = la - popcount64(V & low_bits(la))
+    if la + lb <= 128:
+        return RATIO[(la + lb) * 129 + la + lb - 2 * lcs]
+    return <double>(la + lb - 2 * lcs) / <double>(la + lb)
 
 
 cdef bint _same_multiset(const TokView* o, Py_ssize_t i0, const TokView* c, Py_ssize_t j0, Py_ssize_t size,
@@ -53,17 +111,54 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
     cdef Py_ssize_t n = orig.n, m = cor.n, w = m + 1, i, j, k, l
     cdef double* cost = <double*>malloc((n + 1) * w * sizeof(double))
     cdef int* ops = <int*>malloc((n + 1) * w * sizeof(int))   # op code * 65536 + transposition size
-    cdef double del_cost, ins_cost, trans_cost, sc, best
+    cdef double del_cost, ins_cost, trans_cost, sc, best, base
     cdef double inf = float("inf")
     cdef vector[uint64_t] bo, bc
     cdef vector[AlignOp] out
     cdef AlignOp a
     cdef int code, size
-    if cost == NULL or ops == NULL:
-        free(cost); free(ops)
+    # per orig token: 128 ASCII match masks (bit x set where character x of the token is that character)
+    cdef uint64_t* tabs = NULL
+    cdef const uint64_t** tab_of = NULL
+    # prefix sums over the lower-case ids (and a mix of them) for the O(1) transposition filter
+    cdef uint64_t* po = <uint64_t*>malloc((2 * n + 2) * sizeof(uint64_t))
+    cdef uint64_t* pc = <uint64_t*>malloc((2 * m + 2) * sizeof(uint64_t))
+    cdef int32_t a0, la, x, ch
+    # run[a * w + b]: how many consecutive diagonal steps ending at matrix cell (a, b) change the cost; errant's
+    # transposition search walks back exactly that far
+    cdef int* run = <int*>calloc((n + 1) * w, sizeof(int))
+    # lasto[j]: last orig position <= i whose lower-case id equals cor[j]'s; lastc: the same in cor for orig[i]
+    cdef int* lasto = <int*>malloc((m + 1) * sizeof(int))
+    cdef int lastc, kmin
+    if not lev:
+        tabs = <uint64_t*>calloc(n * 128 + 1, sizeof(uint64_t))
+        tab_of = <const uint64_t**>malloc((n + 1) * sizeof(uint64_t*))
+    if cost == NULL or ops == NULL or po == NULL or pc == NULL or run == NULL or lasto == NULL or \
+            (not lev and (tabs == NULL or tab_of == NULL)):
+        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto)
         raise MemoryError()
     try:
         with nogil:
+            if not lev:
+                for i in range(n):
+                    a0 = orig.off[i]
+                    la = orig.off[i + 1] - a0
+                    if la > 64:
+                        tab_of[i] = NULL
+                        continue
+                    tab_of[i] = tabs + i * 128
+                    for x in range(la):
+                        ch = orig.chars[a0 + x]
+                        if 0 <= ch < 128:
+                            tabs[i * 128 + ch] |= (<uint64_t>1) << x
+                po[0] = 0; po[n + 1] = 0
+                for i in range(n):
+                    po[i + 1] = po[i] + v_lower(orig, i)
+                    po[n + 2 + i] = po[n + 1 + i] + _mix(v_lower(orig, i))
+                pc[0] = 0; pc[m + 1] = 0
+                for j in range(m):
+                    pc[j + 1] = pc[j] + v_lower(cor, j)
+                    pc[m + 2 + j] = pc[m + 1 + j] + _mix(v_lower(cor, j))
             cost[0] = 0.0
             ops[0] = 0
             for i in range(1, n + 1):
@@ -72,11 +167,18 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
             for j in range(1, m + 1):
                 cost[j] = cost[j - 1] + 1
                 ops[j] = OP_I << 16 | 1
+            for j in range(m):
+                lasto[j] = -1
             for i in range(n):
+                lastc = -1
                 for j in range(m):
+                    if v_lower(orig, i) == v_lower(cor, j):
+                        lasto[j] = i
+                        lastc = j
                     if v_orth(orig, i) == v_orth(cor, j):
                         cost[(i + 1) * w + j + 1] = cost[i * w + j]
                         ops[(i + 1) * w + j + 1] = OP_M << 16 | 1
+                        run[(i + 1) * w + j + 1] = 0
                         continue
                     del_cost = cost[i * w + j + 1] + 1
                     ins_cost = cost[(i + 1) * w + j] + 1
@@ -85,13 +187,33 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                     if lev:
                         sc = cost[i * w + j] + 1
                     else:
-                        sc = cost[i * w + j] + sub_cost(orig, i, cor, j)
-                        while i - k >= 0 and j - k >= 0 and \
-                                cost[(i - k + 1) * w + j - k + 1] != cost[(i - k) * w + j - k]:
-                            if _same_multiset(orig, i - k, cor, j - k, k + 1, bo, bc):
-                                trans_cost = cost[(i - k) * w + j - k] + k
-                                break
-                            k += 1
+                        if v_lower(orig, i) == v_lower(cor, j):
+                            sc = cost[i * w + j] + 0.0
+                        else:
+                            # errant: sc = cost + ((lemma + pos) + char). Rounding is monotonic and char >= 0, so
+                            # sc >= cost + (lemma + pos); when that bound already exceeds the insertion or deletion
+                            # cost, the substitution cannot be chosen and its exact value cannot matter.
+                            base = _lemma_pos_cost(orig, i, cor, j)
+                            sc = cost[i * w + j] + base
+                            if sc <= ins_cost and sc <= del_cost:
+                                sc = cost[i * w + j] + (base + _char_cost_tab(orig, i, cor, j, tab_of[i]))
+                        # Transpositions (errant): walk back along the diagonal while each step changed the cost,
+                        # i.e. k = 1 .. run[i, j], and take the first k where orig[i-k..i] and cor[j-k..j] hold the
+                        # same lower-cased tokens. No k below kmin can work (orig[i] must occur in the cor window
+                        # and cor[j] in the orig window); window sums (of the ids and of a mix of them) rule out
+                        # almost every other k in O(1), and equal sums are confirmed on the sorted windows.
+                        if run[i * w + j] > 0 and lasto[j] >= 0 and lastc >= 0:
+                            kmin = i - lasto[j]
+                            if j - lastc > kmin:
+                                kmin = j - lastc
+                            k = kmin if kmin > 1 else 1
+                            while k <= run[i * w + j]:
+                                if po[i + 1] - po[i - k] == pc[j + 1] - pc[j - k] and \
+                                        po[n + 2 + i] - po[n + 1 + i - k] == pc[m + 2 + j] - pc[m + 1 + j - k] and \
+                                        _same_multiset(orig, i - k, cor, j - k, k + 1, bo, bc):
+                                    trans_cost = cost[(i - k) * w + j - k] + k
+                                    break
+                                k += 1
                     # first cheapest of [trans, sub, ins, del]
                     best = trans_cost
                     l = 0
@@ -102,6 +224,7 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                     if del_cost < best:
                         best = del_cost; l = 3
                     cost[(i + 1) * w + j + 1] = best
+                    run[(i + 1) * w + j + 1] = run[i * w + j] + 1 if best != cost[i * w + j] else 0
                     if l == 0:
                         ops[(i + 1) * w + j + 1] = OP_T << 16 | (k + 1)
                     elif l == 1:
@@ -132,8 +255,7 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                     i -= size; j -= size
                 out.push_back(a)
     finally:
-        free(cost)
-        free(ops)
+        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto)
     # left to right
     cdef Py_ssize_t L = out.size()
     cdef AlignOp tmp
@@ -206,3 +328,13 @@ def substitution_cost(Sent o, Py_ssize_t i, Sent c, Py_ssize_t j):
     if not (0 <= i < o.n and 0 <= j < c.n):
         raise IndexError("token index out of range")
     return sub_cost(&o.v, i, &c.v, j)
+
+
+def _time_align(list origs, list cors, bint lev=False):
+    """Seconds spent in align_seq alone over a batch (benchmarks only)."""
+    import time
+    cdef Py_ssize_t k
+    t0 = time.perf_counter()
+    for k in range(len(origs)):
+        align_seq(<Sent>origs[k], <Sent>cors[k], lev)
+    return time.perf_counter() - t0

@@ -24,9 +24,12 @@ cdef list annotate_pair(Sent orig, Sent cor, bint lev, int merge):
     else:
         spans = all_equal(seq)
     cdef list out = []
+    cdef str o_str, c_str
     for e in spans:
-        out.append((e.o1, e.o2, e.c1, e.c2, orig.span_text(e.o1, e.o2), cor.span_text(e.c1, e.c2),
-                    classify_edit(orig, e.o1, e.o2, cor, e.c1, e.c2)))
+        o_str = orig.span_text(e.o1, e.o2)
+        c_str = cor.span_text(e.c1, e.c2)
+        out.append((e.o1, e.o2, e.c1, e.c2, o_str, c_str,
+                    classify_edit(orig, e.o1, e.o2, cor, e.c1, e.c2, e.o2 > e.o1 and e.c2 > e.c1 and o_str == c_str)))
     return out
 
 

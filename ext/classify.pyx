@@ -381,15 +381,16 @@ cdef str _classify(Sent orig, Py_ssize_t o1, Py_ssize_t o2, Sent cor, Py_ssize_t
     return "R:" + two_sided_type(orig, o1, o2, cor, c1, c2)
 
 
-cdef str classify_edit(Sent orig, Py_ssize_t o1, Py_ssize_t o2, Sent cor, Py_ssize_t c1, Py_ssize_t c2):
+cdef str classify_edit(Sent orig, Py_ssize_t o1, Py_ssize_t o2, Sent cor, Py_ssize_t c1, Py_ssize_t c2,
+                       bint same_str):
+    """same_str: the edit's orig and cor strings (spaCy Span.text) are equal."""
     if _pos_map is None:
         raise RuntimeError("classifier resources not configured; call peet_fast._ext.classify.configure() first")
-    cdef bint same = (o2 > o1 and c2 > c1) and orig.span_text(o1, o2) == cor.span_text(c1, c2)
-    return _classify(orig, o1, o2, cor, c1, c2, same)
+    return _classify(orig, o1, o2, cor, c1, c2, same_str)
 
 
 def classify(Sent orig, Py_ssize_t o1, Py_ssize_t o2, Sent cor, Py_ssize_t c1, Py_ssize_t c2):
     """The ERRANT type of the edit orig[o1:o2] -> cor[c1:c2]."""
     if not (0 <= o1 <= o2 <= orig.n and 0 <= c1 <= c2 <= cor.n):
         raise IndexError("edit span out of range")
-    return classify_edit(orig, o1, o2, cor, c1, c2)
+    return classify_edit(orig, o1, o2, cor, c1, c2, orig.span_text(o1, o2) == cor.span_text(c1, c2))

@@ -4,7 +4,7 @@ import string
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport malloc, free
+from libc.stdlib cimport calloc, free, abort
 from libc.stdint cimport uint64_t, int32_t, int64_t, uint8_t
 cimport cython
 
@@ -89,6 +89,8 @@ cdef class Sent:
         """spaCy's Span.text: token texts with their whitespace, less the last token's."""
         if end <= start:
             return ""
+        if end - start == 1:
+            return self.text[start]
         parts = []
         cdef Py_ssize_t i
         for i in range(start, end - 1):
@@ -106,34 +108,53 @@ cdef class Sent:
         return self.span_text(start, end)
 
 
-cdef double indel_normalized_distance(const TokView* s1, Py_ssize_t i, const TokView* s2, Py_ssize_t j) noexcept nogil:
-    """rapidfuzz Indel.normalized_distance of two token texts: (l1 + l2 - 2 * LCS) / (l1 + l2)."""
-    cdef int32_t a0 = s1.off[i], l1 = s1.off[i + 1] - a0
-    cdef int32_t b0 = s2.off[j], l2 = s2.off[j + 1] - b0
-    cdef int32_t stackrow[128]
-    cdef int32_t* row = stackrow
-    cdef int32_t x, y, prev_diag, tmp, best
+cdef int lcs_length(const int32_t* a, int la, const int32_t* b, int lb) noexcept nogil:
+    """Length of the longest common subsequence of two code-point strings.
+
+    Bit-parallel (Hyyro 2004) when the shorter string fits in 64 bits, else a one-row dynamic programme."""
+    cdef uint64_t V, U, M
+    cdef int x, y, prev_diag, tmp, best
     cdef int32_t c
-    if l1 + l2 == 0:
-        return 0.0
-    if l2 + 1 > 128:
-        row = <int32_t*>malloc((l2 + 1) * sizeof(int32_t))
-    for y in range(l2 + 1):
-        row[y] = 0
-    for x in range(l1):
-        c = s1.chars[a0 + x]
+    cdef int* row
+    if la > lb:
+        return lcs_length(b, lb, a, la)
+    if la == 0:
+        return 0
+    if la <= 64:
+        V = ~(<uint64_t>0)
+        for y in range(lb):
+            c = b[y]
+            M = 0
+            for x in range(la):
+                M |= (<uint64_t>(a[x] == c)) << x
+            U = V & M
+            V = (V + U) | (V - U)
+        return la - popcount64(V & low_bits(la))
+    row = <int*>calloc(lb + 1, sizeof(int))
+    if row == NULL:
+        abort()
+    for x in range(la):
+        c = a[x]
         prev_diag = 0
-        for y in range(1, l2 + 1):
+        for y in range(1, lb + 1):
             tmp = row[y]
-            if c == s2.chars[b0 + y - 1]:
+            if c == b[y - 1]:
                 row[y] = prev_diag + 1
             elif row[y - 1] > row[y]:
                 row[y] = row[y - 1]
             prev_diag = tmp
-    best = row[l2]
-    if row != stackrow:
-        free(row)
-    return <double>(l1 + l2 - 2 * best) / <double>(l1 + l2)
+    best = row[lb]
+    free(row)
+    return best
+
+
+cdef double indel_normalized_distance(const TokView* s1, Py_ssize_t i, const TokView* s2, Py_ssize_t j) noexcept nogil:
+    """rapidfuzz Indel.normalized_distance of two token texts: (l1 + l2 - 2 * LCS) / (l1 + l2)."""
+    cdef int32_t a0 = s1.off[i], l1 = s1.off[i + 1] - a0
+    cdef int32_t b0 = s2.off[j], l2 = s2.off[j + 1] - b0
+    if l1 + l2 == 0:
+        return 0.0
+    return <double>(l1 + l2 - 2 * lcs_length(s1.chars + a0, l1, s2.chars + b0, l2)) / <double>(l1 + l2)
 
 
 def indel_distance(Sent s1, Py_ssize_t i, Sent s2, Py_ssize_t j):

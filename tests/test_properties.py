@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import spacy.symbols as sym
 from errant.alignment import Alignment
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from rapidfuzz.distance import Indel, Levenshtein
 
@@ -198,7 +198,7 @@ def _compare(oracle, edit_tuples, mismatch_report, ann, origs, cors, merge, lev,
 BATCH = 12
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch=mutated_batch(BATCH))
 def test_mutated_corpus_sentences_rules_merge(oracle, annotators, edit_tuples, mismatch_report, batch):
     origs = [" ".join(o) for o, _ in batch]
@@ -206,7 +206,7 @@ def test_mutated_corpus_sentences_rules_merge(oracle, annotators, edit_tuples, m
     _compare(oracle, edit_tuples, mismatch_report, annotators("rules", False), origs, cors, "rules", False, False)
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch=mutated_batch(BATCH), config=st.sampled_from(OTHER_CONFIGS))
 def test_mutated_corpus_sentences_other_configs(oracle, annotators, edit_tuples, mismatch_report, batch, config):
     merge, lev = config
@@ -215,7 +215,7 @@ def test_mutated_corpus_sentences_other_configs(oracle, annotators, edit_tuples,
     _compare(oracle, edit_tuples, mismatch_report, annotators(merge, lev), origs, cors, merge, lev, False)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(batch=mutated_batch(8), config=st.sampled_from([("rules", False)] * 4 + OTHER_CONFIGS))
 def test_mutated_raw_text_tokenise(oracle, annotators, edit_tuples, mismatch_report, batch, config):
     merge, lev = config
@@ -238,6 +238,7 @@ token_text = st.one_of(
     st.text(alphabet="aAbB\u00e9\u00c9\U0001F600\U0001D400-'", max_size=12),     # small alphabet: long common subsequences
     st.text(alphabet=st.characters(min_codepoint=0x10000), max_size=8),    # non-BMP only
     st.text(alphabet="abc\U0001F600", min_size=100, max_size=300),         # long (heap row in the kernel)
+    st.text(alphabet="ab\u00e9", min_size=60, max_size=70),                # around the 64-character word size
 )
 
 
@@ -328,3 +329,41 @@ def test_alignment_equals_errant_on_synthetic_tokens(pair, lev):
     for i, ot in enumerate(al.orig):
         for j, ct in enumerate(al.cor):
             assert substitution_cost(o_sent, i, c_sent, j) == al.get_sub_cost(ot, ct)
+
+
+# random token texts (ASCII and not, around and beyond 64 characters): the alignment's own substitution costs (which the
+# kernel may compute differently from substitution_cost()) decide between alignments, and errant decides the same way
+syn_text = st.one_of(
+    st.text(alphabet="abcAB", min_size=1, max_size=8),
+    st.text(alphabet="ab\u00e9\U0001F600-'", min_size=1, max_size=8),
+    st.text(alphabet="abc\u00e9", min_size=60, max_size=70),
+    st.text(alphabet="ab", min_size=120, max_size=140),
+)
+syn_random_token = st.tuples(syn_text, st.sampled_from(("l1", "l2")),
+                             st.sampled_from((sym.NOUN, sym.VERB, sym.DET, sym.ADJ)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(orig=st.lists(syn_random_token, max_size=6), cor=st.lists(syn_random_token, max_size=6), lev=st.booleans(),
+       data=st.data())
+def test_alignment_equals_errant_on_random_token_texts(orig, cor, lev, data):
+    if orig and cor and data.draw(st.booleans()):
+        cor = cor + [orig[data.draw(st.integers(0, len(orig) - 1))]]   # give the alignment a match to find
+    al = Alignment(syn_errant(orig), syn_errant(cor), lev)
+    assert alignment(syn_sent(orig), syn_sent(cor), lev) == al.align_seq
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=syn_text, b=syn_text, c=syn_text)
+def test_alignment_choice_follows_char_cost(a, b, c):
+    """o = [a], c = [b, c], same lemma and POS: C12 = min(sub 1 + Indel(a, c), ins Indel(a, b) + 1, del 3), the
+    substitution winning ties; so a aligns with c exactly when Indel(a, c) <= Indel(a, b), as computed inside align."""
+    assume(len({a.lower(), b.lower(), c.lower()}) == 3)
+    orig = [(a, "l", sym.NOUN)]
+    cor = [(b, "l", sym.NOUN), (c, "l", sym.NOUN)]
+    got = alignment(syn_sent(orig), syn_sent(cor), False)
+    assert got == Alignment(syn_errant(orig), syn_errant(cor), False).align_seq
+    if 1 + Indel.normalized_distance(a, c) <= Indel.normalized_distance(a, b) + 1:
+        assert got == [("I", 0, 0, 0, 1), ("S", 0, 1, 1, 2)]
+    else:
+        assert got == [("S", 0, 1, 0, 1), ("I", 1, 1, 1, 2)]
