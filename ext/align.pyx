@@ -130,12 +130,25 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
     # lasto[j]: last orig position <= i whose lower-case id equals cor[j]'s; lastc: the same in cor for orig[i]
     cdef int* lasto = <int*>malloc((m + 1) * sizeof(int))
     cdef int lastc, kmin
+    cdef uint64_t ol, oo, olem
+    cdef int opos
+    cdef bint oopen, take
+    cdef const uint64_t* tab
+    cdef double* prev
+    cdef double* cur
+    cdef int* prun
+    cdef int* crun
+    cdef int* cops
+    # cor's ids, contiguous for the inner loop
+    cdef uint64_t* c_orth = <uint64_t*>malloc((3 * m + 1) * sizeof(uint64_t))
+    cdef uint64_t* c_lower = c_orth + m
+    cdef uint64_t* c_lemma = c_orth + 2 * m
     if not lev:
         tabs = <uint64_t*>calloc(n * 128 + 1, sizeof(uint64_t))
         tab_of = <const uint64_t**>malloc((n + 1) * sizeof(uint64_t*))
-    if cost == NULL or ops == NULL or po == NULL or pc == NULL or run == NULL or lasto == NULL or \
+    if cost == NULL or ops == NULL or po == NULL or pc == NULL or run == NULL or lasto == NULL or c_orth == NULL or \
             (not lev and (tabs == NULL or tab_of == NULL)):
-        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto)
+        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto); free(c_orth)
         raise MemoryError()
     try:
         with nogil:
@@ -169,70 +182,81 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                 ops[j] = OP_I << 16 | 1
             for j in range(m):
                 lasto[j] = -1
+                c_orth[j] = v_orth(cor, j)
+                c_lower[j] = v_lower(cor, j)
+                c_lemma[j] = v_lemma(cor, j)
             for i in range(n):
                 lastc = -1
+                ol = v_lower(orig, i)
+                oo = v_orth(orig, i)
+                olem = v_lemma(orig, i)
+                opos = orig.pos[i]
+                oopen = _open_pos(opos)
+                tab = tab_of[i] if not lev else NULL
+                prev = cost + i * w          # row i of the cost matrix
+                cur = cost + (i + 1) * w     # row i + 1
+                prun = run + i * w
+                crun = run + (i + 1) * w
+                cops = ops + (i + 1) * w
                 for j in range(m):
-                    if v_lower(orig, i) == v_lower(cor, j):
+                    if ol == c_lower[j]:
                         lasto[j] = i
                         lastc = j
-                    if v_orth(orig, i) == v_orth(cor, j):
-                        cost[(i + 1) * w + j + 1] = cost[i * w + j]
-                        ops[(i + 1) * w + j + 1] = OP_M << 16 | 1
-                        run[(i + 1) * w + j + 1] = 0
+                    if oo == c_orth[j]:
+                        cur[j + 1] = prev[j]
+                        cops[j + 1] = OP_M << 16 | 1
+                        crun[j + 1] = 0
                         continue
-                    del_cost = cost[i * w + j + 1] + 1
-                    ins_cost = cost[(i + 1) * w + j] + 1
+                    del_cost = prev[j + 1] + 1
+                    ins_cost = cur[j] + 1
                     trans_cost = inf
                     k = 1
                     if lev:
-                        sc = cost[i * w + j] + 1
+                        sc = prev[j] + 1
                     else:
-                        if v_lower(orig, i) == v_lower(cor, j):
-                            sc = cost[i * w + j] + 0.0
+                        if ol == c_lower[j]:
+                            sc = prev[j] + 0.0
                         else:
                             # errant: sc = cost + ((lemma + pos) + char). Rounding is monotonic and char >= 0, so
                             # sc >= cost + (lemma + pos); when that bound already exceeds the insertion or deletion
                             # cost, the substitution cannot be chosen and its exact value cannot matter.
-                            base = _lemma_pos_cost(orig, i, cor, j)
-                            sc = cost[i * w + j] + base
+                            base = (0.0 if olem == c_lemma[j] else 0.499) + \
+                                (0.0 if opos == cor.pos[j] else (0.25 if oopen and _open_pos(cor.pos[j]) else 0.5))
+                            sc = prev[j] + base
                             if sc <= ins_cost and sc <= del_cost:
-                                sc = cost[i * w + j] + (base + _char_cost_tab(orig, i, cor, j, tab_of[i]))
+                                sc = prev[j] + (base + _char_cost_tab(orig, i, cor, j, tab))
                         # Transpositions (errant): walk back along the diagonal while each step changed the cost,
                         # i.e. k = 1 .. run[i, j], and take the first k where orig[i-k..i] and cor[j-k..j] hold the
                         # same lower-cased tokens. No k below kmin can work (orig[i] must occur in the cor window
                         # and cor[j] in the orig window); window sums (of the ids and of a mix of them) rule out
                         # almost every other k in O(1), and equal sums are confirmed on the sorted windows.
-                        if run[i * w + j] > 0 and lasto[j] >= 0 and lastc >= 0:
+                        if prun[j] > 0 and lasto[j] >= 0 and lastc >= 0:
                             kmin = i - lasto[j]
                             if j - lastc > kmin:
                                 kmin = j - lastc
                             k = kmin if kmin > 1 else 1
-                            while k <= run[i * w + j]:
+                            while k <= prun[j]:
                                 if po[i + 1] - po[i - k] == pc[j + 1] - pc[j - k] and \
                                         po[n + 2 + i] - po[n + 1 + i - k] == pc[m + 2 + j] - pc[m + 1 + j - k] and \
                                         _same_multiset(orig, i - k, cor, j - k, k + 1, bo, bc):
                                     trans_cost = cost[(i - k) * w + j - k] + k
                                     break
                                 k += 1
-                    # first cheapest of [trans, sub, ins, del]
+                    # first cheapest of [trans, sub, ins, del] (branch-free selects)
                     best = trans_cost
-                    l = 0
-                    if sc < best:
-                        best = sc; l = 1
-                    if ins_cost < best:
-                        best = ins_cost; l = 2
-                    if del_cost < best:
-                        best = del_cost; l = 3
-                    cost[(i + 1) * w + j + 1] = best
-                    run[(i + 1) * w + j + 1] = run[i * w + j] + 1 if best != cost[i * w + j] else 0
-                    if l == 0:
-                        ops[(i + 1) * w + j + 1] = OP_T << 16 | (k + 1)
-                    elif l == 1:
-                        ops[(i + 1) * w + j + 1] = OP_S << 16 | 1
-                    elif l == 2:
-                        ops[(i + 1) * w + j + 1] = OP_I << 16 | 1
-                    else:
-                        ops[(i + 1) * w + j + 1] = OP_D << 16 | 1
+                    code = OP_T << 16 | (k + 1)
+                    take = sc < best
+                    best = sc if take else best
+                    code = (OP_S << 16 | 1) if take else code
+                    take = ins_cost < best
+                    best = ins_cost if take else best
+                    code = (OP_I << 16 | 1) if take else code
+                    take = del_cost < best
+                    best = del_cost if take else best
+                    code = (OP_D << 16 | 1) if take else code
+                    cur[j + 1] = best
+                    crun[j + 1] = prun[j] + 1 if best != prev[j] else 0
+                    cops[j + 1] = code
             # backtrace from the bottom right
             i = n
             j = m
@@ -255,7 +279,7 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                     i -= size; j -= size
                 out.push_back(a)
     finally:
-        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto)
+        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto); free(c_orth)
     # left to right
     cdef Py_ssize_t L = out.size()
     cdef AlignOp tmp

@@ -87,7 +87,7 @@ cdef list _deps(Sent s, Py_ssize_t a, Py_ssize_t b):
 
 
 cdef str one_sided_type(Sent s, Py_ssize_t a, Py_ssize_t b):
-    cdef str low
+    cdef str low, p, d
     if b - a == 1:
         # Possessive noun suffixes; e.g. ' -> 's
         if s.flags[a] & F_TAG_POS:
@@ -99,6 +99,16 @@ cdef str one_sided_type(Sent s, Py_ssize_t a, Py_ssize_t b):
         # Infinitival "to" is treated as part of a verb form
         if low == "to" and s.pos[a] == POS_PART and s.dep_[a] != "prep":
             return "VERB:FORM"
+        # one token: the general rules below reduce to these
+        p = _pos_map[s.tag_[a]]
+        d = s.dep_[a]
+        if d in AUX_DEPS:
+            return "VERB:TENSE"
+        if p not in RARE_POS:
+            return p
+        if d in DEP_MAP:
+            return DEP_MAP[d]
+        return "OTHER"
     pos_list = _coarse(s, a, b)
     dep_list = _deps(s, a, b)
     dep_set = set(dep_list)
@@ -145,194 +155,211 @@ cdef bint preceded_by_aux(Sent o, Py_ssize_t oi, Sent c, Py_ssize_t ci):
     return False
 
 
-cdef str two_sided_type(Sent o, Py_ssize_t o1, Py_ssize_t o2, Sent c, Py_ssize_t c1, Py_ssize_t c2):
-    cdef list o_pos = _coarse(o, o1, o2), c_pos = _coarse(c, c1, c2)
-    cdef list o_dep = _deps(o, o1, o2), c_dep = _deps(c, c1, c2)
-    cdef str ot, ct, ol, cl, op0, cp0, otag, ctag
+cdef inline bint _pair(str a, str b, str x, str y):
+    """{a, b} == {x, y} for x != y"""
+    return (a == x and b == y) or (a == y and b == x)
+
+
+cdef object one_to_one_type(Sent o, Py_ssize_t o1, Sent c, Py_ssize_t c1):
+    """errant's rules for one token replaced by one token; None where none decides (the multi-token rules follow)."""
+    cdef str ot, ct, ol, cl, op0, cp0, otag, ctag, od, cd
     cdef double str_sim
     cdef Py_ssize_t lo, lc
-
-    # Orthography; i.e. whitespace and/or case errors.
-    if "".join(o.lower_[o1:o2]) == "".join(c.lower_[c1:c2]):
+    ot = o.text[o1]; ct = c.text[c1]
+    ol = o.lower_[o1]; cl = c.lower_[c1]
+    # Orthography (and word order, which for one token each is the same test)
+    if ol == cl:
         return "ORTH"
-    # Word Order; only matches exact reordering.
-    if sorted(o.lower_[o1:o2]) == sorted(c.lower_[c1:c2]):
-        return "WO"
+    otag = o.tag_[o1]; ctag = c.tag_[c1]
+    op0 = _pos_map[otag]; cp0 = _pos_map[ctag]
+    od = o.dep_[o1]; cd = c.dep_[c1]
+    # 1. SPECIAL CASES
+    # Possessive noun suffixes; e.g. ' -> 's
+    if otag == "POS" or ctag == "POS":
+        return "NOUN:POSS"
+    # Contraction. Rule must come after possessive.
+    if (ol in CONTS or cl in CONTS) and op0 == cp0:
+        return "CONTR"
+    # Special auxiliaries in contractions (1); e.g. ca -> can, wo -> will
+    if (ol in AUX_CONTS and cl == AUX_CONTS[ol]) or (cl in AUX_CONTS and ol == AUX_CONTS[cl]):
+        return "CONTR"
+    # Special auxiliaries in contractions (2); e.g. ca -> could, wo -> should
+    if ol in AUX_CONTS or cl in AUX_CONTS:
+        return "VERB:TENSE"
+    # Special: "was" and "were" are the only past tense SVA
+    if _pair(ol, cl, "was", "were"):
+        return "VERB:SVA"
 
-    # 1:1 replacements (very common)
-    if o2 - o1 == 1 and c2 - c1 == 1:
-        ot = o.text[o1]; ct = c.text[c1]
-        ol = o.lower_[o1]; cl = c.lower_[c1]
-        op0 = o_pos[0]; cp0 = c_pos[0]
-        otag = o.tag_[o1]; ctag = c.tag_[c1]
-        # 1. SPECIAL CASES
-        # Possessive noun suffixes; e.g. ' -> 's
-        if otag == "POS" or ctag == "POS":
-            return "NOUN:POSS"
-        # Contraction. Rule must come after possessive.
-        if (ol in CONTS or cl in CONTS) and o_pos == c_pos:
-            return "CONTR"
-        # Special auxiliaries in contractions (1); e.g. ca -> can, wo -> will
-        if (ol in AUX_CONTS and cl == AUX_CONTS[ol]) or (cl in AUX_CONTS and ol == AUX_CONTS[cl]):
-            return "CONTR"
-        # Special auxiliaries in contractions (2); e.g. ca -> could, wo -> should
-        if ol in AUX_CONTS or cl in AUX_CONTS:
-            return "VERB:TENSE"
-        # Special: "was" and "were" are the only past tense SVA
-        if {ol, cl} == {"was", "were"}:
-            return "VERB:SVA"
-
-        # 2. SPELLING AND INFLECTION
-        # Only check alphabetical strings on the original side
-        if o.flags[o1] & F_ALPHA:
-            # Check a GB English dict for both orig and lower case.
-            if ot not in _spell and ol not in _spell:
-                # Check if both sides have a common lemma
-                if v_lemma(&o.v, o1) == v_lemma(&c.v, c1):
-                    # Inflection; often count vs mass nouns or e.g. got vs getted
-                    if o_pos == c_pos and (op0 == "NOUN" or op0 == "VERB"):
-                        return op0 + ":INFL"
-                    return "MORPH"
-                # Use string similarity to detect true spelling errors.
-                str_sim = lev_normalized_similarity(ol, cl)
-                if str_sim > 0.55:
-                    return "SPELL"
-                # Special scores for shorter sequences are usually SPELL
-                if str_sim == 0.5 or round(str_sim, 3) == 0.333:
-                    if len(ot) <= 4 and len(ct) <= 4:
-                        return "SPELL"
-                # The remainder are usually word choice: amounght -> number
-                if cp0 not in RARE_POS:
-                    return cp0
-                return "OTHER"
-
-        # 3. MORPHOLOGY
-        # Only ADJ, ADV, NOUN and VERB can have inflectional changes.
-        if v_lemma(&o.v, o1) == v_lemma(&c.v, c1) and op0 in OPEN_POS2 and cp0 in OPEN_POS2:
-            # Same POS on both sides
-            if o_pos == c_pos:
-                if op0 == "ADJ":
-                    return "ADJ:FORM"
-                if op0 == "NOUN":
-                    return "NOUN:NUM"
-                if op0 == "VERB":
-                    # Main verbs preceded by aux cannot be tense or SVA.
-                    if preceded_by_aux(o, o1, c, c1):
-                        return "VERB:FORM"
-                    if otag in ("VBG", "VBN") or ctag in ("VBG", "VBN"):
-                        return "VERB:FORM"
-                    if otag == "VBD" or ctag == "VBD":
-                        return "VERB:TENSE"
-                    if otag == "VBZ" or ctag == "VBZ":
-                        return "VERB:SVA"
-                    if (<str>o_dep[0]).startswith("aux") and (<str>c_dep[0]).startswith("aux"):
-                        return "VERB:TENSE"
-            # Use dep labels to find some more ADJ:FORM
-            if set(o_dep + c_dep) <= {"acomp", "amod"}:
-                return "ADJ:FORM"
-            # Adj to plural noun is usually noun number; e.g. musical -> musicals.
-            if op0 == "ADJ" and ctag == "NNS":
-                return "NOUN:NUM"
-            # For remaining verb errors (rare), rely on c_pos
-            if ctag in ("VBG", "VBN"):
-                return "VERB:FORM"
-            if ctag == "VBD":
-                return "VERB:TENSE"
-            if ctag == "VBZ":
-                return "VERB:SVA"
-            return "MORPH"
-        # Derivational morphology.
-        if op0 in OPEN_POS2 and cp0 in OPEN_POS2 and _stemmed(ot) == _stemmed(ct):
-            return "MORPH"
-
-        # 4. GENERAL
-        # Auxiliaries with different lemmas
-        if (<str>o_dep[0]).startswith("aux") and (<str>c_dep[0]).startswith("aux"):
-            return "VERB:TENSE"
-        # POS-based tags. Some of these are context sensitive mispellings.
-        if o_pos == c_pos and op0 not in RARE_POS:
-            return op0
-        # Some dep labels map to POS-based tags.
-        if o_dep == c_dep and o_dep[0] in DEP_MAP:
-            return DEP_MAP[o_dep[0]]
-        # Phrasal verb particles.
-        if set(o_pos + c_pos) == {"PART", "PREP"} or set(o_dep + c_dep) == {"prt", "prep"}:
-            return "PART"
-        # Can use dep labels to resolve DET + PRON combinations.
-        if set(o_pos + c_pos) == {"DET", "PRON"}:
-            if c_dep[0] in ("nsubj", "nsubjpass", "dobj", "pobj"):
-                return "PRON"
-            if c_dep[0] == "poss":
-                return "DET"
-        # NUM and DET are usually DET; e.g. a <-> one
-        if set(o_pos + c_pos) == {"NUM", "DET"}:
-            return "DET"
-        # Special: other <-> another
-        if {ol, cl} == {"other", "another"}:
-            return "DET"
-        # Special: your (sincerely) -> yours (sincerely)
-        if ol == "your" and cl == "yours":
-            return "PRON"
-        # Special: no <-> not; this is very context sensitive
-        if {ol, cl} == {"no", "not"}:
-            return "OTHER"
-
-        # 5. STRING SIMILARITY
-        if o.flags[o1] & F_ALPHA and c.flags[c1] & F_ALPHA:
+    # 2. SPELLING AND INFLECTION
+    # Only check alphabetical strings on the original side
+    if o.flags[o1] & F_ALPHA:
+        # Check a GB English dict for both orig and lower case.
+        if ot not in _spell and ol not in _spell:
+            # Check if both sides have a common lemma
+            if v_lemma(&o.v, o1) == v_lemma(&c.v, c1):
+                # Inflection; often count vs mass nouns or e.g. got vs getted
+                if op0 == cp0 and (op0 == "NOUN" or op0 == "VERB"):
+                    return op0 + ":INFL"
+                return "MORPH"
+            # Use string similarity to detect true spelling errors.
             str_sim = lev_normalized_similarity(ol, cl)
-            lo = len(ot)
-            lc = len(ct)
-            # A. Short sequences are likely to be SPELL or function word errors
-            if lo == 1:
-                if lc == 2 and str_sim == 0.5:
+            if str_sim > 0.55:
+                return "SPELL"
+            # Special scores for shorter sequences are usually SPELL
+            if str_sim == 0.5 or round(str_sim, 3) == 0.333:
+                if len(ot) <= 4 and len(ct) <= 4:
                     return "SPELL"
-            if lo == 2:
-                if 2 <= lc <= 3 and str_sim >= 0.5:
-                    return "SPELL"
-            if lo == 3:
-                if ol == "the" and cl == "that":
-                    return "PRON"
-                if ol == "all" and cl == "everything":
-                    return "PRON"
-                if 2 <= lc <= 4 and str_sim >= 0.5:
-                    return "SPELL"
-            # B. Longer sequences are also likely to include content word errors
-            if lo == 4:
-                if {ol, cl} == {"that", "what"}:
-                    return "PRON"
-                if {ol, cl} == {"good", "well"} and cp0 not in RARE_POS:
-                    return cp0
-                if lc == 3 and str_sim > 0.5:
-                    return "SPELL"
-                if lc == 4 and str_sim >= 0.5:
-                    return "SPELL"
-                if lc == 5 and str_sim == 0.8:
-                    return "SPELL"
-                if lc > 5 and str_sim > 0.5 and cp0 not in RARE_POS:
-                    return cp0
-            if lo == 5:
-                if {ol, cl} == {"after", "later"} and cp0 not in RARE_POS:
-                    return cp0
-                if lc == 4 and str_sim == 0.8:
-                    return "SPELL"
-                if lc == 5 and str_sim >= 0.6:
-                    return "SPELL"
-                if lc > 5 and cp0 not in RARE_POS:
-                    return cp0
-            # C. Longest sequences include MORPH errors
-            if lo > 5 and lc > 5:
-                if ol == "therefor" and cl == "therefore":
-                    return "SPELL"
-                if {ol, cl} == {"though", "thought"}:
-                    return "SPELL"
-                if (ot.startswith(ct) or ct.startswith(ot)) and str_sim >= 0.66:
-                    return "MORPH"
-                if str_sim > 0.8:
-                    return "SPELL"
-                if str_sim < 0.55 and cp0 not in RARE_POS:
-                    return cp0
-        else:
+            # The remainder are usually word choice: amounght -> number
+            if cp0 not in RARE_POS:
+                return cp0
             return "OTHER"
+
+    # 3. MORPHOLOGY
+    # Only ADJ, ADV, NOUN and VERB can have inflectional changes.
+    if v_lemma(&o.v, o1) == v_lemma(&c.v, c1) and op0 in OPEN_POS2 and cp0 in OPEN_POS2:
+        # Same POS on both sides
+        if op0 == cp0:
+            if op0 == "ADJ":
+                return "ADJ:FORM"
+            if op0 == "NOUN":
+                return "NOUN:NUM"
+            if op0 == "VERB":
+                # Main verbs preceded by aux cannot be tense or SVA.
+                if preceded_by_aux(o, o1, c, c1):
+                    return "VERB:FORM"
+                if otag in ("VBG", "VBN") or ctag in ("VBG", "VBN"):
+                    return "VERB:FORM"
+                if otag == "VBD" or ctag == "VBD":
+                    return "VERB:TENSE"
+                if otag == "VBZ" or ctag == "VBZ":
+                    return "VERB:SVA"
+                if (<str>od).startswith("aux") and (<str>cd).startswith("aux"):
+                    return "VERB:TENSE"
+        # Use dep labels to find some more ADJ:FORM
+        if (od == "acomp" or od == "amod") and (cd == "acomp" or cd == "amod"):
+            return "ADJ:FORM"
+        # Adj to plural noun is usually noun number; e.g. musical -> musicals.
+        if op0 == "ADJ" and ctag == "NNS":
+            return "NOUN:NUM"
+        # For remaining verb errors (rare), rely on c_pos
+        if ctag in ("VBG", "VBN"):
+            return "VERB:FORM"
+        if ctag == "VBD":
+            return "VERB:TENSE"
+        if ctag == "VBZ":
+            return "VERB:SVA"
+        return "MORPH"
+    # Derivational morphology.
+    if op0 in OPEN_POS2 and cp0 in OPEN_POS2 and _stemmed(ot) == _stemmed(ct):
+        return "MORPH"
+
+    # 4. GENERAL
+    # Auxiliaries with different lemmas
+    if (<str>od).startswith("aux") and (<str>cd).startswith("aux"):
+        return "VERB:TENSE"
+    # POS-based tags. Some of these are context sensitive mispellings.
+    if op0 == cp0 and op0 not in RARE_POS:
+        return op0
+    # Some dep labels map to POS-based tags.
+    if od == cd and od in DEP_MAP:
+        return DEP_MAP[od]
+    # Phrasal verb particles.
+    if _pair(op0, cp0, "PART", "PREP") or _pair(od, cd, "prt", "prep"):
+        return "PART"
+    # Can use dep labels to resolve DET + PRON combinations.
+    if _pair(op0, cp0, "DET", "PRON"):
+        if cd in ("nsubj", "nsubjpass", "dobj", "pobj"):
+            return "PRON"
+        if cd == "poss":
+            return "DET"
+    # NUM and DET are usually DET; e.g. a <-> one
+    if _pair(op0, cp0, "NUM", "DET"):
+        return "DET"
+    # Special: other <-> another
+    if _pair(ol, cl, "other", "another"):
+        return "DET"
+    # Special: your (sincerely) -> yours (sincerely)
+    if ol == "your" and cl == "yours":
+        return "PRON"
+    # Special: no <-> not; this is very context sensitive
+    if _pair(ol, cl, "no", "not"):
+        return "OTHER"
+
+    # 5. STRING SIMILARITY
+    if o.flags[o1] & F_ALPHA and c.flags[c1] & F_ALPHA:
+        str_sim = lev_normalized_similarity(ol, cl)
+        lo = len(ot)
+        lc = len(ct)
+        # A. Short sequences are likely to be SPELL or function word errors
+        if lo == 1:
+            if lc == 2 and str_sim == 0.5:
+                return "SPELL"
+        if lo == 2:
+            if 2 <= lc <= 3 and str_sim >= 0.5:
+                return "SPELL"
+        if lo == 3:
+            if ol == "the" and cl == "that":
+                return "PRON"
+            if ol == "all" and cl == "everything":
+                return "PRON"
+            if 2 <= lc <= 4 and str_sim >= 0.5:
+                return "SPELL"
+        # B. Longer sequences are also likely to include content word errors
+        if lo == 4:
+            if _pair(ol, cl, "that", "what"):
+                return "PRON"
+            if _pair(ol, cl, "good", "well") and cp0 not in RARE_POS:
+                return cp0
+            if lc == 3 and str_sim > 0.5:
+                return "SPELL"
+            if lc == 4 and str_sim >= 0.5:
+                return "SPELL"
+            if lc == 5 and str_sim == 0.8:
+                return "SPELL"
+            if lc > 5 and str_sim > 0.5 and cp0 not in RARE_POS:
+                return cp0
+        if lo == 5:
+            if _pair(ol, cl, "after", "later") and cp0 not in RARE_POS:
+                return cp0
+            if lc == 4 and str_sim == 0.8:
+                return "SPELL"
+            if lc == 5 and str_sim >= 0.6:
+                return "SPELL"
+            if lc > 5 and cp0 not in RARE_POS:
+                return cp0
+        # C. Longest sequences include MORPH errors
+        if lo > 5 and lc > 5:
+            if ol == "therefor" and cl == "therefore":
+                return "SPELL"
+            if _pair(ol, cl, "though", "thought"):
+                return "SPELL"
+            if (ot.startswith(ct) or ct.startswith(ot)) and str_sim >= 0.66:
+                return "MORPH"
+            if str_sim > 0.8:
+                return "SPELL"
+            if str_sim < 0.55 and cp0 not in RARE_POS:
+                return cp0
+    else:
+        return "OTHER"
+
+    return None
+
+
+cdef str two_sided_type(Sent o, Py_ssize_t o1, Py_ssize_t o2, Sent c, Py_ssize_t c1, Py_ssize_t c2):
+    cdef object r
+    if o2 - o1 == 1 and c2 - c1 == 1:
+        r = one_to_one_type(o, o1, c, c1)
+        if r is not None:
+            return r
+    cdef list o_pos = _coarse(o, o1, o2), c_pos = _coarse(c, c1, c2)
+    cdef list o_dep = _deps(o, o1, o2), c_dep = _deps(c, c1, c2)
+    if not (o2 - o1 == 1 and c2 - c1 == 1):
+        # Orthography; i.e. whitespace and/or case errors.
+        if "".join(o.lower_[o1:o2]) == "".join(c.lower_[c1:c2]):
+            return "ORTH"
+        # Word Order; only matches exact reordering.
+        if sorted(o.lower_[o1:o2]) == sorted(c.lower_[c1:c2]):
+            return "WO"
 
     # Multi-token replacements (uncommon), and 1:1 replacements no rule above decided
     all_dep = set(o_dep + c_dep)
