@@ -42,7 +42,7 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--orig")
     ap.add_argument("--cor")
-    ap.add_argument("--repeat", type=int, default=3, help="timing repeats; the best is reported (default 3)")
+    ap.add_argument("--repeat", type=int, default=5, help="timing repeats; the best is reported (default 5)")
     ap.add_argument("--json", help="write the results as JSON here")
     args = ap.parse_args(argv)
 
@@ -68,6 +68,8 @@ def main(argv=None):
         o_s = [ours.parser.doc_to_sent(d) for d in o_docs]
         c_s = [ours.parser.doc_to_sent(d) for d in c_docs]
         best_conv = min(best_conv, time.perf_counter() - t0)
+    # both tools annotate the same already-parsed sentences, repeatedly; the best run of each is reported
+    for _ in range(args.repeat):
         t0 = time.perf_counter()
         got = annotate_many(o_s, c_s, False, "rules")
         best_ours = min(best_ours, time.perf_counter() - t0)

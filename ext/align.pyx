@@ -8,6 +8,20 @@ from libc.stdint cimport uint64_t, int32_t
 from libcpp.vector cimport vector
 from libcpp.algorithm cimport sort
 
+cdef extern from *:
+    """
+    #include <vector>
+    #include <cstdint>
+    /* Per-thread ASCII match tables, kept all-zero between alignments (callers clear the bits they set), so no
+       alignment pays for zeroing n * 128 words. */
+    static uint64_t* peet_zero_tables(size_t words) {
+        static thread_local std::vector<uint64_t> tables;
+        if (tables.size() < words) tables.resize(words, 0);
+        return tables.data();
+    }
+    """
+    uint64_t* peet_zero_tables(size_t words) except + nogil
+
 from peet_fast._ext.tokens cimport (Sent, TokView, v_orth, v_lower, v_lemma, indel_normalized_distance,
                                      popcount64, low_bits,
                                      POS_ADJ, POS_ADV, POS_NOUN, POS_VERB)
@@ -126,7 +140,7 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
     cdef int32_t a0, la, x, ch
     # run[a * w + b]: how many consecutive diagonal steps ending at matrix cell (a, b) change the cost; errant's
     # transposition search walks back exactly that far
-    cdef int* run = <int*>calloc((n + 1) * w, sizeof(int))
+    cdef int* run = <int*>malloc((n + 1) * w * sizeof(int))
     # lasto[j]: last orig position <= i whose lower-case id equals cor[j]'s; lastc: the same in cor for orig[i]
     cdef int* lasto = <int*>malloc((m + 1) * sizeof(int))
     cdef int lastc, kmin
@@ -144,11 +158,11 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
     cdef uint64_t* c_lower = c_orth + m
     cdef uint64_t* c_lemma = c_orth + 2 * m
     if not lev:
-        tabs = <uint64_t*>calloc(n * 128 + 1, sizeof(uint64_t))
+        tabs = peet_zero_tables(n * 128 + 1)
         tab_of = <const uint64_t**>malloc((n + 1) * sizeof(uint64_t*))
     if cost == NULL or ops == NULL or po == NULL or pc == NULL or run == NULL or lasto == NULL or c_orth == NULL or \
             (not lev and (tabs == NULL or tab_of == NULL)):
-        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto); free(c_orth)
+        free(cost); free(ops); free(po); free(pc); free(tab_of); free(run); free(lasto); free(c_orth)
         raise MemoryError()
     try:
         with nogil:
@@ -172,6 +186,10 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                 for j in range(m):
                     pc[j + 1] = pc[j] + v_lower(cor, j)
                     pc[m + 2 + j] = pc[m + 1 + j] + _mix(v_lower(cor, j))
+            for j in range(w):
+                run[j] = 0
+            for i in range(n + 1):
+                run[i * w] = 0
             cost[0] = 0.0
             ops[0] = 0
             for i in range(1, n + 1):
@@ -257,6 +275,14 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                     cur[j + 1] = best
                     crun[j + 1] = prun[j] + 1 if best != prev[j] else 0
                     cops[j + 1] = code
+            if not lev:
+                for i in range(n):
+                    if tab_of[i] != NULL:
+                        a0 = orig.off[i]
+                        for x in range(orig.off[i + 1] - a0):
+                            ch = orig.chars[a0 + x]
+                            if 0 <= ch < 128:
+                                tabs[i * 128 + ch] = 0
             # backtrace from the bottom right
             i = n
             j = m
@@ -279,7 +305,7 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                     i -= size; j -= size
                 out.push_back(a)
     finally:
-        free(cost); free(ops); free(po); free(pc); free(tabs); free(tab_of); free(run); free(lasto); free(c_orth)
+        free(cost); free(ops); free(po); free(pc); free(tab_of); free(run); free(lasto); free(c_orth)
     # left to right
     cdef Py_ssize_t L = out.size()
     cdef AlignOp tmp
