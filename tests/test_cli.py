@@ -190,7 +190,7 @@ def test_console_script_exit_code(tmp_path):
     cmd = [exe] if exe else [sys.executable, "-m", "peet_fast.cli"]
     res = subprocess.run([*cmd, "m2", "-orig", str(tmp_path / "missing.txt"), "-cor", str(tmp_path / "x.txt"),
                           "-out", str(tmp_path / "o.m2")], capture_output=True, text=True)
-    assert res.returncode == 1
+    assert res.returncode == 2
     assert "missing.txt" in res.stderr and "error" in res.stderr
     res = subprocess.run([*cmd, "m2", "-orig", "x"], capture_output=True, text=True)
     assert res.returncode == 2            # usage error from argparse

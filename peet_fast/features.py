@@ -1,0 +1,140 @@
+"""The featurize stage: feature-set definitions (names and order live here only), the ERRANT label table, and the
+conversion of edits into count vectors (the counting itself is compiled: peet_fast._ext.features).
+
+Features of a pair (MO = system output, TRG = its corrected reference) come from the ERRANT edits MO -> TRG; edits of
+type noop, UNK and Um are ignored. An edit's weight is its span length in MO tokens (o_end - o_start), 1 for an
+insertion.
+
+- small (4): R, M, U = summed weights of replacement / missing / unnecessary edits; NONE = 1 when the pair has no edit
+- medium (25): the 24 ERRANT error types + NONE
+- large (55): the 54 operation:type labels + NONE
+- sentence features: NumWordsS, NumWordsT (whitespace-separated words of MO and TRG), NumEditedWords (summed weights)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from peet_fast._ext.features import count_edits
+
+# Types the classifier can give a one-sided (M:/U:) edit, and a replacement (R:) edit, on whitespace-tokenised input
+ONE_SIDED_TYPES = ("ADJ", "ADV", "CONJ", "CONTR", "DET", "NOUN", "NOUN:POSS", "OTHER", "PART", "PREP", "PRON", "PUNCT",
+                   "VERB", "VERB:FORM", "VERB:TENSE")
+ERROR_TYPES = ("ADJ", "ADJ:FORM", "ADV", "CONJ", "CONTR", "DET", "MORPH", "NOUN", "NOUN:INFL", "NOUN:NUM", "NOUN:POSS",
+               "ORTH", "OTHER", "PART", "PREP", "PRON", "PUNCT", "SPELL", "VERB", "VERB:FORM", "VERB:INFL", "VERB:SVA",
+               "VERB:TENSE", "WO")
+OP_TYPES = tuple([f"M:{t}" for t in ONE_SIDED_TYPES] + [f"R:{t}" for t in ERROR_TYPES] +
+                 [f"U:{t}" for t in ONE_SIDED_TYPES])
+IGNORED_LABELS = ("noop", "UNK", "Um")
+# Labels the classifier emits only for whitespace tokens (spaCy's tokenizer, -tok): they count as R/M/U and as edited
+# words, but no medium or large feature has a column for them (featurizing those sets refuses them, naming the pair).
+SPACE_LABELS = ("M:SPACE", "R:SPACE", "U:SPACE")
+LABELS = IGNORED_LABELS + OP_TYPES + SPACE_LABELS
+LABEL_IDS = {lab: k for k, lab in enumerate(LABELS)}
+
+SENTENCE_FEATURES = ("NumWordsS", "NumWordsT", "NumEditedWords")
+EDIT_FEATURES = {
+    "small": ("R", "M", "U", "NONE"),
+    "medium": ERROR_TYPES + ("NONE",),
+    "large": OP_TYPES + ("NONE",),
+}
+FEATURE_SETS = tuple(EDIT_FEATURES)
+
+
+def feature_names(feature_set: str) -> tuple[str, ...]:
+    """All features of a set, in canonical order: its edit features, then the sentence features."""
+    return EDIT_FEATURES[_check_set(feature_set)] + SENTENCE_FEATURES
+
+
+def _check_set(feature_set: str) -> str:
+    if feature_set not in EDIT_FEATURES:
+        raise ValueError(f"unknown feature set {feature_set!r}; choose from: {', '.join(FEATURE_SETS)}")
+    return feature_set
+
+
+def _label_column(label: str, feature_set: str) -> int:
+    cols = EDIT_FEATURES[feature_set]
+    if label in IGNORED_LABELS:
+        return -1
+    op, _, etype = label.partition(":")
+    if feature_set == "small":
+        return cols.index(op)
+    key = etype if feature_set == "medium" else label
+    return cols.index(key) if key in cols else -1
+
+
+_MAPS: dict = {}
+
+
+def label_maps(feature_set: str) -> tuple[np.ndarray, np.ndarray]:
+    """(counted, column) int32 arrays indexed by label id."""
+    maps = _MAPS.get(feature_set)
+    if maps is None:
+        counted = np.array([lab not in IGNORED_LABELS for lab in LABELS], dtype=np.int32)
+        column = np.array([_label_column(lab, _check_set(feature_set)) for lab in LABELS], dtype=np.int32)
+        maps = _MAPS[feature_set] = (counted, column)
+    return maps
+
+
+class FeatureError(ValueError):
+    """An edit label that the chosen feature set cannot represent."""
+
+
+@dataclass
+class EditArrays:
+    """The edits of a batch of pairs as flat arrays (one entry per edit)."""
+    n_pairs: int
+    pair: np.ndarray
+    o_start: np.ndarray
+    o_end: np.ndarray
+    label: np.ndarray
+
+
+def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: Sequence[str]) -> dict:
+    """Feature columns (name -> int32 array, canonical order) for the pairs (mo[k], trg[k]) whose edits are given."""
+    counted, column = label_maps(feature_set)
+    names = EDIT_FEATURES[feature_set]
+    X, edited, unlisted = count_edits(edits.n_pairs, edits.pair, edits.o_start, edits.o_end, edits.label, counted,
+                                      column, len(names), names.index("NONE"))
+    if unlisted.any():
+        k = int(np.flatnonzero(unlisted)[0])
+        labs = sorted({LABELS[lab] for p, lab in zip(edits.pair, edits.label) if p == k and column[lab] < 0
+                       and counted[lab]})
+        raise FeatureError(f"pair {k}: edit label(s) {', '.join(labs)} have no column in the {feature_set!r} "
+                           f"feature set (whitespace tokens from spaCy's tokenizer?)")
+    cols = {name: X[:, j] for j, name in enumerate(names)}
+    cols["NumWordsS"] = np.fromiter((len(s.split()) for s in mo), dtype=np.int32, count=len(mo))
+    cols["NumWordsT"] = np.fromiter((len(s.split()) for s in trg), dtype=np.int32, count=len(trg))
+    cols["NumEditedWords"] = edited
+    return cols
+
+
+def featurize(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str = "small") -> dict:
+    """Feature columns (name -> int32 array) for the pairs (mo[k], trg[k]): ERRANT edits MO -> TRG, then counts."""
+    _check_set(feature_set)
+    pair, o_start, o_end, label = annotator.edit_arrays(mo, trg, LABEL_IDS)
+    return count_features(EditArrays(len(mo), pair, o_start, o_end, label), feature_set, mo, trg)
+
+
+SCHEMA_VERSION = "1"
+
+
+def feature_table_schema(feature_set: str):
+    """Arrow schema of a features file: sentence (int64), then every feature of the set (int32), canonical order."""
+    import pyarrow as pa
+
+    fields = [pa.field("sentence", pa.int64())] + [pa.field(n, pa.int32()) for n in feature_names(feature_set)]
+    return pa.schema(fields, metadata={"peet_fast.feature_set": feature_set,
+                                       "peet_fast.schema_version": SCHEMA_VERSION})
+
+
+def featurize_table(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str = "small", start: int = 0):
+    """featurize() as an Arrow table with feature_table_schema; sentence numbers start at `start`."""
+    import pyarrow as pa
+
+    cols = featurize(annotator, mo, trg, feature_set)
+    arrays = [pa.array(np.arange(start, start + len(mo), dtype=np.int64))]
+    arrays += [pa.array(cols[n]) for n in feature_names(feature_set)]
+    return pa.Table.from_arrays(arrays, schema=feature_table_schema(feature_set))

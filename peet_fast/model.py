@@ -1,0 +1,237 @@
+"""The predict stage: the JSON model format, its validation, and a vectorized linear predictor.
+
+A model file is JSON only (never pickle: loading a pickle runs code). Format version 1:
+
+    {"format": "peet-fast-model", "format_version": 1, "name": str, "feature_set": "small"|"medium"|"large",
+     "features": [names, a subsequence of the set's canonical feature order], "coefficients": [numbers, one per feature],
+     "intercept": number, "standardization": null | {"mean": [...], "scale": [...]}, "unit": "seconds",
+     "estimator": {"type": "ridge"|"svr", ...} (optional), "provenance": str | object (optional)}
+
+prediction = intercept + sum_k coefficient_k * (x_k - mean_k) / scale_k   (mean 0, scale 1 without standardization)
+"""
+from __future__ import annotations
+
+import importlib.resources
+import json
+import math
+import os
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import numpy as np
+
+from peet_fast.features import FEATURE_SETS, feature_names
+
+FORMAT = "peet-fast-model"
+FORMAT_VERSION = 1
+PUBLISHED = "peet_published.json"
+_REQUIRED = ("format", "format_version", "name", "feature_set", "features", "coefficients", "intercept", "unit")
+_OPTIONAL = ("standardization", "estimator", "provenance")
+
+
+class ModelError(ValueError):
+    """A model file that cannot be used; str() names the file and the problem."""
+
+
+@dataclass(frozen=True)
+class Model:
+    name: str
+    feature_set: str
+    features: tuple[str, ...]
+    coefficients: np.ndarray
+    intercept: float
+    mean: np.ndarray | None = None
+    scale: np.ndarray | None = None
+    unit: str = "seconds"
+    estimator: dict = field(default_factory=dict)
+    provenance: Any = None
+    source: str = "<memory>"
+
+    def __post_init__(self):
+        _validate(self.to_json(), self.source)
+
+    # --- prediction ---------------------------------------------------------------------------------------------
+    def predict(self, columns: Mapping[str, Any]) -> np.ndarray:
+        """Predicted seconds for each row, from a mapping of feature name -> 1-D array (any numeric dtype)."""
+        missing = [f for f in self.features if f not in columns]
+        if missing:
+            raise ModelError(f"{self.source}: features missing from the input: {', '.join(missing)}")
+        n = len(columns[self.features[0]])
+        y = np.full(n, self.intercept, dtype=np.float64)
+        tmp = np.empty(n, dtype=np.float64)
+        for k, name in enumerate(self.features):
+            x = np.asarray(columns[name])
+            if x.shape != (n,):
+                raise ModelError(f"{self.source}: feature {name!r} has shape {x.shape}, expected ({n},)")
+            np.copyto(tmp, x, casting="unsafe")
+            if self.mean is not None:
+                tmp -= self.mean[k]
+                tmp /= self.scale[k]
+            tmp *= self.coefficients[k]
+            y += tmp
+        return y
+
+    # --- (de)serialisation ---------------------------------------------------------------------------------------
+    def to_json(self) -> dict:
+        d = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": self.name, "feature_set": self.feature_set,
+             "features": list(self.features), "coefficients": [float(c) for c in self.coefficients],
+             "intercept": float(self.intercept),
+             "standardization": None if self.mean is None else
+             {"mean": [float(v) for v in self.mean], "scale": [float(v) for v in self.scale]},
+             "unit": self.unit}
+        if self.estimator:
+            d["estimator"] = self.estimator
+        if self.provenance is not None:
+            d["provenance"] = self.provenance
+        return d
+
+    def save(self, path: str | os.PathLike) -> None:
+        from peet_fast.io import atomic_write
+
+        with atomic_write(path) as fh:
+            json.dump(self.to_json(), fh, indent=2)
+            fh.write("\n")
+
+
+def _fail(source: str, msg: str):
+    raise ModelError(f"{source}: {msg}")
+
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+def _validate(d: Any, source: str) -> None:
+    if not isinstance(d, dict):
+        _fail(source, "a model must be a JSON object")
+    missing = [k for k in _REQUIRED if k not in d]
+    if missing:
+        _fail(source, f"missing key(s): {', '.join(missing)}")
+    unknown = sorted(set(d) - set(_REQUIRED) - set(_OPTIONAL))
+    if unknown:
+        _fail(source, f"unknown key(s): {', '.join(unknown)}")
+    if d["format"] != FORMAT:
+        _fail(source, f"not a peet-fast model (format is {d['format']!r}, expected {FORMAT!r})")
+    if d["format_version"] != FORMAT_VERSION or isinstance(d["format_version"], bool):
+        _fail(source, f"unsupported format_version {d['format_version']!r} (this peet-fast reads {FORMAT_VERSION})")
+    if not isinstance(d["name"], str) or not d["name"]:
+        _fail(source, "name must be a non-empty string")
+    fs = d["feature_set"]
+    if fs not in FEATURE_SETS:
+        _fail(source, f"unknown feature_set {fs!r}; expected one of: {', '.join(FEATURE_SETS)}")
+    feats = d["features"]
+    if not isinstance(feats, list) or not feats or not all(isinstance(f, str) for f in feats):
+        _fail(source, "features must be a non-empty list of feature names")
+    canon = feature_names(fs)
+    unknown_f = [f for f in feats if f not in canon]
+    if unknown_f:
+        _fail(source, f"unknown feature(s) for the {fs!r} set: {', '.join(unknown_f)} "
+                      f"(known: {', '.join(canon)})")
+    if len(set(feats)) != len(feats):
+        _fail(source, "features lists a feature more than once")
+    order = [canon.index(f) for f in feats]
+    if order != sorted(order):
+        expected = [f for f in canon if f in feats]
+        _fail(source, f"features are reordered: expected the canonical order {expected}, got {feats}")
+    coefs = d["coefficients"]
+    if not isinstance(coefs, list) or len(coefs) != len(feats) or not all(_number(c) for c in coefs):
+        _fail(source, f"coefficients must be a list of {len(feats)} finite numbers, one per feature")
+    if not _number(d["intercept"]):
+        _fail(source, "intercept must be a finite number")
+    st = d.get("standardization")
+    if st is not None:
+        if not isinstance(st, dict) or set(st) != {"mean", "scale"}:
+            _fail(source, "standardization must be null or an object with exactly 'mean' and 'scale'")
+        for key in ("mean", "scale"):
+            v = st[key]
+            if not isinstance(v, list) or len(v) != len(feats) or not all(_number(x) for x in v):
+                _fail(source, f"standardization.{key} must be a list of {len(feats)} finite numbers")
+        if any(x <= 0 for x in st["scale"]):
+            _fail(source, "standardization.scale must be positive")
+    if d["unit"] != "seconds":
+        _fail(source, f"unit must be 'seconds', not {d['unit']!r}")
+    if "estimator" in d and not (isinstance(d["estimator"], dict) and isinstance(d["estimator"].get("type"), str)):
+        _fail(source, "estimator must be an object with a 'type' string")
+
+
+def from_json(d: Any, source: str = "<memory>") -> Model:
+    """Validate a parsed JSON model and build it."""
+    _validate(d, source)
+    st = d.get("standardization")
+    return Model(name=d["name"], feature_set=d["feature_set"], features=tuple(d["features"]),
+                 coefficients=np.array(d["coefficients"], dtype=np.float64), intercept=float(d["intercept"]),
+                 mean=None if st is None else np.array(st["mean"], dtype=np.float64),
+                 scale=None if st is None else np.array(st["scale"], dtype=np.float64),
+                 unit=d["unit"], estimator=d.get("estimator") or {}, provenance=d.get("provenance"), source=source)
+
+
+def load_model(path: str | os.PathLike | None = None) -> Model:
+    """Load and validate a JSON model file; None gives the published PEET model shipped with the package."""
+    if path is None:
+        res = importlib.resources.files("peet_fast") / "models" / PUBLISHED
+        return from_json(json.loads(res.read_text(encoding="utf-8")), f"<published model {PUBLISHED}>")
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except OSError as exc:
+        raise ModelError(f"{path}: cannot read model: {exc.strerror or exc}") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ModelError(f"{path}: not a JSON model file (not UTF-8 text)") from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ModelError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    return from_json(d, path)
+
+
+def predict_file(model: Model, features_path: str | os.PathLike, out_path: str | os.PathLike | None = None,
+                 batch_rows: int = 1 << 20) -> tuple[int, float]:
+    """Stream a features file (Parquet, or memory-mapped Arrow IPC) through the model, one record batch at a time,
+    NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given. Returns (rows, sum of seconds)."""
+    import pyarrow as pa
+
+    from peet_fast.io import InputError, TableWriter, iter_table_batches
+
+    path = os.fspath(features_path)
+    schema, _ = iter_table_batches(path)
+    meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
+    fs = meta.get("peet_fast.feature_set")
+    if fs is not None and fs != model.feature_set:
+        raise ModelError(f"{model.source}: model uses the {model.feature_set!r} feature set, but {path} holds "
+                         f"{fs!r} features")
+    missing = [f for f in model.features if f not in schema.names]
+    if missing:
+        raise InputError(path, f"features missing for model {model.name!r}: {', '.join(missing)}")
+    want = list(model.features) + (["sentence"] if "sentence" in schema.names and out_path else [])
+    _, batches = iter_table_batches(path, columns=want, batch_rows=batch_rows)
+    out_schema = pa.schema([pa.field("sentence", pa.int64()), pa.field("seconds", pa.float64())])
+    n = 0
+    total = 0.0
+    writer = TableWriter(out_path, out_schema) if out_path else None
+    if writer is not None:
+        writer.__enter__()
+    try:
+        for batch in batches:
+            cols = {}
+            for name in model.features:
+                col = batch.column(name)
+                if col.null_count:
+                    raise InputError(path, f"column {name!r} has missing values")
+                cols[name] = col.to_numpy(zero_copy_only=False)
+            y = model.predict(cols)
+            if writer is not None:
+                sent = (batch.column("sentence") if "sentence" in batch.schema.names
+                        else pa.array(np.arange(n, n + len(y), dtype=np.int64)))
+                writer.write(pa.RecordBatch.from_arrays([sent, pa.array(y)], schema=out_schema))
+            n += len(y)
+            total += float(y.sum())
+    except BaseException as exc:
+        if writer is not None:
+            writer.__exit__(type(exc), exc, exc.__traceback__)
+        raise
+    if writer is not None:
+        writer.__exit__(None, None, None)
+    return n, total

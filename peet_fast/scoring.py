@@ -1,0 +1,105 @@
+"""System scores: per-sentence PEET (minimum over references), system means, ranking.
+
+For each sentence of each system, the predicted post-editing time is computed against every reference and the
+minimum is kept (its reference index is recorded; the first on ties). A system's PEET is the mean over all its
+sentences, empty lines included. All systems and references of a chunk go through one annotation batch, so every
+distinct sentence is parsed once however many systems share a reference."""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+
+from peet_fast.features import feature_names, featurize
+from peet_fast.model import Model
+
+DEFAULT_CHUNK = 2048
+
+
+@dataclass
+class SystemScore:
+    name: str
+    file: str
+    peet: float
+    sentences: int
+
+
+@dataclass
+class Chunk:
+    """Per-sentence results of lines [start, stop) for every system."""
+    start: int
+    stop: int
+    seconds: np.ndarray      # (systems, lines) float64: minimum over references
+    reference: np.ndarray    # (systems, lines) int32: index of the reference giving the minimum
+    features: dict           # name -> (systems, lines) int32: features of the pair with that reference
+
+
+def system_name(path: str) -> str:
+    """A system's name: its file name without extension."""
+    return os.path.splitext(os.path.basename(path))[0]
+
+
+def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
+                 chunk: int = DEFAULT_CHUNK) -> Iterator[Chunk]:
+    n = len(refs[0]) if refs else 0
+    S, R = len(hyps), len(refs)
+    names = feature_names(model.feature_set)
+    for lo in range(0, n, chunk):
+        hi = min(n, lo + chunk)
+        L = hi - lo
+        mo = [h for s in range(S) for r in range(R) for h in hyps[s][lo:hi]]
+        trg = [t for s in range(S) for r in range(R) for t in refs[r][lo:hi]]
+        cols = featurize(annotator, mo, trg, model.feature_set)
+        pred = model.predict(cols).reshape(S, R, L)
+        best = np.argmin(pred, axis=1)                     # first minimum on ties
+        take = best[:, None, :]
+        seconds = np.take_along_axis(pred, take, axis=1)[:, 0, :]
+        feats = {k: np.take_along_axis(cols[k].reshape(S, R, L), take, axis=1)[:, 0, :] for k in names}
+        yield Chunk(lo, hi, seconds, best.astype(np.int32), feats)
+
+
+def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
+                  refs: Sequence[Sequence[str]], chunk: int = DEFAULT_CHUNK,
+                  on_chunk: Callable[[Chunk], None] | None = None) -> list[SystemScore]:
+    """PEET of each system (unsorted, in input order); on_chunk sees each chunk's per-sentence results."""
+    S = len(hyps)
+    n = len(refs[0]) if refs else 0
+    totals = np.zeros(S, dtype=np.float64)
+    for ch in score_chunks(annotator, model, hyps, refs, chunk):
+        totals += ch.seconds.sum(axis=1)
+        if on_chunk is not None:
+            on_chunk(ch)
+    return [SystemScore(system_name(f), f, float(totals[s] / n) if n else float("nan"), n)
+            for s, f in enumerate(hyp_files)]
+
+
+def rank(scores: Sequence[SystemScore]) -> list[SystemScore]:
+    """Ascending PEET (less editing time is better); ties by name."""
+    return sorted(scores, key=lambda s: (s.peet, s.name))
+
+
+def sentence_schema(model: Model):
+    import pyarrow as pa
+
+    fields = [pa.field("system", pa.string()), pa.field("sentence", pa.int64()), pa.field("reference", pa.int32())]
+    fields += [pa.field(name, pa.int32()) for name in feature_names(model.feature_set)]
+    fields += [pa.field("seconds", pa.float64())]
+    return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.model": model.name})
+
+
+def sentence_table(model: Model, names: Sequence[str], ch: Chunk):
+    """The per-sentence rows of a chunk as an Arrow table (system-major order)."""
+    import pyarrow as pa
+
+    S, L = ch.seconds.shape
+    cols = {
+        "system": pa.array(np.repeat(np.array(names, dtype=object), L), pa.string()),
+        "sentence": pa.array(np.tile(np.arange(ch.start, ch.stop, dtype=np.int64), S)),
+        "reference": pa.array(ch.reference.reshape(-1)),
+    }
+    for name in feature_names(model.feature_set):
+        cols[name] = pa.array(ch.features[name].reshape(-1))
+    cols["seconds"] = pa.array(ch.seconds.reshape(-1))
+    return pa.table(cols, schema=sentence_schema(model))
