@@ -114,6 +114,14 @@ def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: 
 def featurize(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str = "small") -> dict:
     """Feature columns (name -> int32 array) for the pairs (mo[k], trg[k]): ERRANT edits MO -> TRG, then counts."""
     _check_set(feature_set)
+    # a (MO, TRG) pair that occurs several times (systems agreeing on a sentence) is annotated once
+    index: dict = {}
+    inverse = np.fromiter((index.setdefault(p, len(index)) for p in zip(mo, trg)), dtype=np.int64, count=len(mo))
+    if len(index) < len(mo):
+        u_mo = [p[0] for p in index]
+        u_trg = [p[1] for p in index]
+        cols = featurize(annotator, u_mo, u_trg, feature_set)
+        return {name: col[inverse] for name, col in cols.items()}
     pair, o_start, o_end, label = annotator.edit_arrays(mo, trg, LABEL_IDS)
     return count_features(EditArrays(len(mo), pair, o_start, o_end, label), feature_set, mo, trg)
 
