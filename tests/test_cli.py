@@ -194,3 +194,13 @@ def test_console_script_exit_code(tmp_path):
     assert "missing.txt" in res.stderr and "error" in res.stderr
     res = subprocess.run([*cmd, "m2", "-orig", "x"], capture_output=True, text=True)
     assert res.returncode == 2            # usage error from argparse
+
+
+@pytest.mark.slow
+def test_m2_byte_identical_on_peet_conll14(tmp_path, shared_corpora):
+    """The PEET CoNLL-14 GECToR output -> its post-edit, 1,312 lines: byte-identical M2."""
+    d = shared_corpora / "peet" / "CONLL14"
+    orig, cor = d / "gector_OP.txt", d / "gector_EC.txt"
+    rc, out = run_ours(tmp_path, orig, [cor])
+    assert rc == 0
+    assert out.read_bytes() == run_errant(tmp_path, orig, [cor])
