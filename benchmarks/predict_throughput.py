@@ -82,7 +82,7 @@ def synth_chunk(rng, n: int, start: int) -> dict:
     n_edits = rng.choice(len(p), size=n, p=p / p.sum()).astype(np.int64)
     n_edits += (rng.random(n) < s / 240.0)            # up to +1 for long sentences
     # Split the edits into replacement / missing / unnecessary; each edit weighs 1 (84%), 2 (12%) or 3 (4%) words.
-    counts = rng.multinomial(n_edits, [0.55, 0.25, 0.20]) if hasattr(rng, "multinomial") else None
+    counts = rng.multinomial(n_edits, [0.55, 0.25, 0.20])
     r_n, m_n, u_n = counts[:, 0], counts[:, 1], counts[:, 2]
 
     def weigh(k):

@@ -63,6 +63,10 @@ class Parser:
         self.batch_size = batch_size
         self._attrs = _attrs()
         self._strings = self.nlp.vocab.strings
+        self._cache: dict = {}
+        from spacy.attrs import SPACY
+
+        self._spacy_attr = SPACY
         self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
 
     def key(self, text: str) -> str:
@@ -76,14 +80,23 @@ class Parser:
         return text.split()
 
     def doc_to_sent(self, doc) -> Sent:
-        s = self._strings
         arr = doc.to_array(self._attrs)
-        text = [t.text for t in doc]
-        ws = [bool(t.whitespace_) for t in doc]
-        lower = [s[int(h)] for h in arr[:, 1]] if len(doc) else []
-        tag = [s[int(h)] for h in arr[:, 4]] if len(doc) else []
-        dep = [s[int(h)] for h in arr[:, 5]] if len(doc) else []
-        return Sent(arr, text, ws, lower, tag, dep)
+        if not len(doc):
+            return Sent(arr.reshape(0, 7), [], [], [], [], [])
+        lookup = self._lookup
+        orth, lower, tag, dep = (arr[:, c].tolist() for c in (0, 1, 4, 5))
+        ws = doc.to_array(self._spacy_attr).tolist()
+        return Sent(arr, [lookup(h) for h in orth], ws, [lookup(h) for h in lower], [lookup(h) for h in tag],
+                    [lookup(h) for h in dep])
+
+    def _lookup(self, h: int) -> str:
+        """The string of a hash, through a per-parser cache (the vocabulary of a corpus is small)."""
+        s = self._cache.get(h)
+        if s is None:
+            if len(self._cache) >= 1_000_000:   # stay bounded on open-ended corpora
+                self._cache.clear()
+            s = self._cache[h] = self._strings[h]
+        return s
 
     def _make_doc(self, text: str):
         if self.tokenise:
