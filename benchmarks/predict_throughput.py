@@ -13,7 +13,8 @@ One run, one data set:
    NumWordsT = NumWordsS + M - U (at least 1). An existing file of the same row count and batch size in --keep DIR
    is reused (delete it to regenerate).
 2. peet: times peet_fast.model.predict_file(load_model(), path) -- the published model, no output file -- and, as a
-   separate measurement, predict_file(..., out_path=<dir>/peet_out.arrow) (the (sentence, seconds) output file).
+   separate measurement, predict_file(..., out_path=<dir>/peet_out.arrow) (the (sentence, seconds) output file;
+   the previous run's output is deleted before each run, untimed, so each run writes a new file as a user's would).
    Note: for an Arrow IPC input, predict_file streams the file's own record batches; its batch_rows argument only
    applies to Parquet, so --batch-rows acts through the batch size the file is written with.
 3. reference: pyarrow.ipc.open_file(pa.memory_map(path)).read_all().to_pandas(), then a scikit-learn Ridge fitted on
@@ -204,10 +205,14 @@ def published_ridge(model):
     return ridge
 
 
-def _time(fn, repeat: int) -> tuple[list[float], object]:
+def _time(fn, repeat: int, setup=None) -> tuple[list[float], object]:
+    if setup:
+        setup()
     result = fn()                                   # warm-up (page cache, allocator, lazy imports), not timed
     times = []
     for _ in range(repeat):
+        if setup:
+            setup()                                 # not timed
         t0 = time.perf_counter()
         result = fn()
         times.append(time.perf_counter() - t0)
@@ -227,9 +232,17 @@ def worker(kind: str, path: str, repeat: int, out_dir: str) -> dict:
     if kind in ("peet", "peet_out"):
         out_path = os.path.join(out_dir, "peet_out.arrow") if kind == "peet_out" else None
         fn = lambda: predict_file(model, path, out_path=out_path)            # noqa: E731
+
+        def fresh_output():
+            # Time the writing of a new file: replacing an existing 160 MB output would add the cost of freeing
+            # its blocks (tens of ms on ext4 with discard) to every repeat but the first.
+            if out_path and os.path.exists(out_path):
+                os.unlink(out_path)
+
         info["base_mb"] = rss_mb()
-        times, (n, total) = _time(fn, repeat)
+        times, (n, total) = _time(fn, repeat, fresh_output)
         info["peak_mb"] = peak_rss_mb()
+        fresh_output()
         with AnonSampler() as s:
             fn()
         info.update(s.mb())

@@ -17,7 +17,7 @@ MERGES = ["rules", "all-split", "all-merge", "all-equal"]
 class Progress:
     """A one-line progress report on stderr for runs longer than a couple of seconds (only on a terminal)."""
 
-    def __init__(self, total: int, label: str, enabled: bool | None = None):
+    def __init__(self, total: int | None, label: str, enabled: bool | None = None):
         self.total = total
         self.label = label
         self.start = time.perf_counter()
@@ -28,7 +28,8 @@ class Progress:
         elapsed = time.perf_counter() - self.start
         if self.enabled and (self.shown or elapsed > 2.0):
             rate = done / elapsed if elapsed else 0.0
-            sys.stderr.write(f"\r{self.label}: {done}/{self.total} lines ({rate:,.0f}/s)")
+            of = f"/{self.total}" if self.total is not None else ""
+            sys.stderr.write(f"\r{self.label}: {done}{of} lines ({rate:,.0f}/s)")
             sys.stderr.flush()
             self.shown = True
 
@@ -82,9 +83,12 @@ def _add_score(sub) -> None:
     p.add_argument("--hyp", required=True, nargs="+", metavar="FILE", help="system outputs, one sentence per line")
     p.add_argument("--ref", required=True, nargs="+", metavar="FILE", help="references (post-edits), line-aligned")
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
-    p.add_argument("--out", metavar="DIR", help="write per-sentence results to DIR/sentences.parquet")
+    p.add_argument("--out", metavar="DIR",
+                   help="run as a resumable sharded job: per-sentence results in DIR/part-*.parquet (one dataset: "
+                        "pyarrow.parquet.read_table(DIR)), progress in DIR/_manifest.json")
     p.add_argument("--summary", metavar="FILE.json", help="write the system scores as JSON")
     _add_pipeline_options(p)
+    _add_job_options(p)
     p.set_defaults(func=cmd_score)
 
 
@@ -92,9 +96,10 @@ def cmd_score(args) -> int:
     import json
     import os
 
-    from peet_fast.io import TableWriter
+    from peet_fast.jobs import JobSpec, run_job, score_summary
     from peet_fast.model import load_model
-    from peet_fast.scoring import rank, score_systems, sentence_schema, sentence_table, system_name
+    from peet_fast.scoring import rank, score_systems, system_name
+    from peet_fast.sources import text_source
 
     names = [system_name(f) for f in args.hyp]
     dup = sorted({n for n in names if names.count(n) > 1})
@@ -103,28 +108,25 @@ def cmd_score(args) -> int:
                                                         "(file name without extension)")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError(args.out, "--out must be a directory")
+    _check_workers(args)
     model = load_model(args.model)
-    texts = read_parallel([*args.hyp, *args.ref])
-    hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
-    annotator = _annotator(args)
-    progress = Progress(len(refs[0]), "score")
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        writer = TableWriter(os.path.join(args.out, "sentences.parquet"), sentence_schema(model))
+        source = text_source([*args.hyp, *args.ref])
+        spec = JobSpec("score", source, feature_set=model.feature_set, model=model.to_json(),
+                       system_names=tuple(names), n_refs=len(args.ref), spacy_model=args.spacy_model,
+                       batch_size=args.batch_size, shard_rows=args.shard_rows)
+        progress = Progress(None, "score")
+        manifest = run_job(spec, args.out, args.workers, args.ray_address, progress)
+        progress.close()
+        scores = score_summary(args.out, names, args.hyp, manifest.total)
     else:
-        writer = None
-
-    def on_chunk(ch):
-        if writer is not None:
-            writer.write(sentence_table(model, names, ch))
-        progress(ch.stop)
-
-    if writer is not None:
-        with writer:
-            scores = score_systems(annotator, model, args.hyp, hyps, refs, on_chunk=on_chunk)
-    else:
-        scores = score_systems(annotator, model, args.hyp, hyps, refs, on_chunk=on_chunk)
-    progress.close()
+        if args.workers > 1 or args.ray_address:
+            raise InputError("--workers", "a distributed run needs --out DIR for its shards")
+        texts = read_parallel([*args.hyp, *args.ref])
+        hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
+        progress = Progress(len(refs[0]), "score")
+        scores = score_systems(_annotator(args), model, args.hyp, hyps, refs, on_chunk=lambda ch: progress(ch.stop))
+        progress.close()
     ranked = rank(scores)
     if args.summary:
         summary = {"model": {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,
@@ -143,6 +145,22 @@ def cmd_score(args) -> int:
     return 0
 
 
+def _add_job_options(p) -> None:
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="parallel workers (default 1: this process, no Ray; N > 1: a local Ray instance)")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
+    p.add_argument("--shard-rows", type=int, default=20_000, metavar="N",
+                   help="rows per shard of a resumable job (default 20000)")
+
+
+def _check_workers(args) -> None:
+    if args.workers < 1:
+        raise InputError("--workers", "must be at least 1")
+    if args.shard_rows < 1:
+        raise InputError("--shard-rows", "must be at least 1")
+
+
 def _add_featurize(sub) -> None:
     p = sub.add_parser(
         "featurize", help="edit and length features of (MO, TRG) pairs, to Parquet or Arrow IPC",
@@ -151,30 +169,59 @@ def _add_featurize(sub) -> None:
                     "(int32): small = R M U NONE, medium = the 24 error types + NONE, large = the 54 "
                     "operation:type labels + NONE; then NumWordsS NumWordsT NumEditedWords. The schema metadata "
                     "records the feature set (peet_fast.feature_set).")
-    p.add_argument("--mo", required=True, metavar="FILE", help="MO sentences (system output), one per line")
-    p.add_argument("--trg", required=True, metavar="FILE", help="TRG sentences (post-edits), line-aligned")
+    p.add_argument("--mo", metavar="FILE", help="MO sentences (system output), one per line")
+    p.add_argument("--trg", metavar="FILE", help="TRG sentences (post-edits), line-aligned")
+    p.add_argument("--pairs", metavar="FILE", help="pairs as .jsonl, .tsv (header line) or .parquet with named columns")
+    p.add_argument("--mo-column", default="mo", metavar="NAME", help="MO column of --pairs (default: mo)")
+    p.add_argument("--trg-column", default="trg", metavar="NAME", help="TRG column of --pairs (default: trg)")
+    p.add_argument("--id-column", default="id", metavar="NAME", help="optional id column of --pairs (default: id)")
     p.add_argument("--features", choices=FEATURE_SETS, default="small", help="feature set (default: small)")
-    p.add_argument("--out", required=True, metavar="PATH", help="output .parquet or .arrow (Arrow IPC) file")
+    p.add_argument("--out", required=True, metavar="PATH",
+                   help="a .parquet or .arrow (Arrow IPC) file, or a directory: a resumable sharded dataset "
+                        "(part-*.parquet + _manifest.json)")
     _add_pipeline_options(p)
+    _add_job_options(p)
     p.set_defaults(func=cmd_featurize)
 
 
 def cmd_featurize(args) -> int:
+    import os
+
     from peet_fast.features import feature_table_schema, featurize_table
     from peet_fast.io import TableWriter, table_format
+    from peet_fast.jobs import JobSpec, run_job
+    from peet_fast.sources import table_source, text_source
 
-    table_format(args.out)
-    mo, trg = read_parallel([args.mo, args.trg])
-    annotator = _annotator(args)
-    progress = Progress(len(mo), "featurize")
-    chunk = 4096
-    with TableWriter(args.out, feature_table_schema(args.features)) as w:
-        for lo in range(0, len(mo), chunk):
-            hi = min(len(mo), lo + chunk)
-            w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], args.features, start=lo))
-            progress(hi)
+    _check_workers(args)
+    if bool(args.pairs) == bool(args.mo or args.trg) or (not args.pairs and not (args.mo and args.trg)):
+        raise InputError("featurize", "give either --mo FILE --trg FILE, or --pairs FILE")
+    single_file = os.path.splitext(args.out)[1] != ""
+    if single_file:
+        table_format(args.out)
+    if single_file and not args.pairs and args.workers == 1 and not args.ray_address:
+        mo, trg = read_parallel([args.mo, args.trg])
+        annotator = _annotator(args)
+        progress = Progress(len(mo), "featurize")
+        chunk = 4096
+        with TableWriter(args.out, feature_table_schema(args.features)) as w:
+            for lo in range(0, len(mo), chunk):
+                hi = min(len(mo), lo + chunk)
+                w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], args.features, start=lo))
+                progress(hi)
+        progress.close()
+        print(f"peet-fast featurize: wrote {len(mo)} rows ({args.features} features) to {args.out}", file=sys.stderr)
+        return 0
+    if single_file:
+        raise InputError(args.out, "a --pairs input or a distributed run writes a sharded dataset: give --out DIR")
+    source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
+              else text_source([args.mo, args.trg]))
+    spec = JobSpec("featurize", source, feature_set=args.features, spacy_model=args.spacy_model,
+                   batch_size=args.batch_size, shard_rows=args.shard_rows)
+    progress = Progress(None, "featurize")
+    manifest = run_job(spec, args.out, args.workers, args.ray_address, progress)
     progress.close()
-    print(f"peet-fast featurize: wrote {len(mo)} rows ({args.features} features) to {args.out}", file=sys.stderr)
+    print(f"peet-fast featurize: {manifest.total} rows ({args.features} features) in {len(manifest.done)} shards "
+          f"in {args.out}", file=sys.stderr)
     return 0
 
 

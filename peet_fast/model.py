@@ -188,7 +188,7 @@ def load_model(path: str | os.PathLike | None = None) -> Model:
 
 
 def predict_file(model: Model, features_path: str | os.PathLike, out_path: str | os.PathLike | None = None,
-                 batch_rows: int = 1 << 20) -> tuple[int, float]:
+                 batch_rows: int = 1 << 16) -> tuple[int, float]:
     """Stream a features file (Parquet, or memory-mapped Arrow IPC) through the model, one record batch at a time,
     NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given. Returns (rows, sum of seconds)."""
     import pyarrow as pa

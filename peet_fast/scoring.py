@@ -6,6 +6,7 @@ sentences, empty lines included. All systems and references of a chunk go throug
 distinct sentence is parsed once however many systems share a reference."""
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
@@ -42,7 +43,8 @@ def system_name(path: str) -> str:
 
 
 def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
-                 chunk: int = DEFAULT_CHUNK) -> Iterator[Chunk]:
+                 chunk: int = DEFAULT_CHUNK, offset: int = 0) -> Iterator[Chunk]:
+    """Per-sentence results, chunk by chunk; sentence numbers start at `offset`."""
     n = len(refs[0]) if refs else 0
     S, R = len(hyps), len(refs)
     names = feature_names(model.feature_set)
@@ -57,22 +59,30 @@ def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: S
         take = best[:, None, :]
         seconds = np.take_along_axis(pred, take, axis=1)[:, 0, :]
         feats = {k: np.take_along_axis(cols[k].reshape(S, R, L), take, axis=1)[:, 0, :] for k in names}
-        yield Chunk(lo, hi, seconds, best.astype(np.int32), feats)
+        yield Chunk(offset + lo, offset + hi, seconds, best.astype(np.int32), feats)
 
 
 def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
                   refs: Sequence[Sequence[str]], chunk: int = DEFAULT_CHUNK,
                   on_chunk: Callable[[Chunk], None] | None = None) -> list[SystemScore]:
     """PEET of each system (unsorted, in input order); on_chunk sees each chunk's per-sentence results."""
-    S = len(hyps)
-    n = len(refs[0]) if refs else 0
-    totals = np.zeros(S, dtype=np.float64)
+    parts: list[list[np.ndarray]] = [[] for _ in hyps]
     for ch in score_chunks(annotator, model, hyps, refs, chunk):
-        totals += ch.seconds.sum(axis=1)
+        for s in range(len(hyps)):
+            parts[s].append(ch.seconds[s])
         if on_chunk is not None:
             on_chunk(ch)
-    return [SystemScore(system_name(f), f, float(totals[s] / n) if n else float("nan"), n)
-            for s, f in enumerate(hyp_files)]
+    n = len(refs[0]) if refs else 0
+    return [SystemScore(system_name(f), f, system_mean(parts[s]), n) for s, f in enumerate(hyp_files)]
+
+
+def system_mean(parts: Sequence[np.ndarray]) -> float:
+    """Mean of per-sentence seconds given in pieces, correctly rounded (math.fsum): the same number however the
+    corpus was cut into chunks or shards, and in whatever order they finished."""
+    n = sum(len(p) for p in parts)
+    if n == 0:
+        return float("nan")
+    return math.fsum(np.concatenate(parts).tolist()) / n
 
 
 def rank(scores: Sequence[SystemScore]) -> list[SystemScore]:

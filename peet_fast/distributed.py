@@ -1,0 +1,77 @@
+"""The only module that imports Ray: runs a job's shards on a Ray Data actor pool.
+
+The shards still to do become a Ray Dataset (one row per shard: its rows and byte offsets, never the text itself);
+`map_batches` sends them to a pool of actors, each of which loads the spaCy pipeline and the model once
+(jobs.WorkerState) and computes shards with jobs.run_shard, writing each shard's Parquet file atomically into the
+output directory (a shared filesystem on a multi-node cluster). The driver records each finished shard in the
+manifest as results stream back, so an interrupted run resumes where it stopped. Actors that die (a killed worker, a
+lost node) are restarted and their shard retried; shard output is deterministic, so a retried shard is identical.
+
+Local: `--workers N` starts a local Ray instance with N CPUs. Cluster: `--ray-address auto` (inside a Ray cluster:
+`ray submit`, `ray job submit -- peet-fast ...`) or `--ray-address ray://HOST:PORT` joins it, and `--workers` is the
+number of actors (one CPU each)."""
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+from typing import Callable, Sequence
+
+from peet_fast.jobs import JobSpec, WorkerState, run_shard
+from peet_fast.sources import Shard
+
+
+class _ShardWorker:
+    """A Ray Data actor: loads the pipeline once, then computes shards."""
+
+    def __init__(self, spec: JobSpec, out_dir: str):
+        self.state = WorkerState(spec)
+        self.out_dir = out_dir
+        pid_dir = os.path.join(out_dir, "_workers")
+        os.makedirs(pid_dir, exist_ok=True)
+        with open(os.path.join(pid_dir, str(os.getpid())), "w") as fh:   # lets tests find and kill a worker
+            fh.write(str(os.getpid()))
+
+    def __call__(self, batch: dict) -> dict:
+        entries = []
+        for k in range(len(batch["index"])):
+            shard = Shard(int(batch["index"][k]), int(batch["start"][k]), int(batch["stop"][k]),
+                          tuple(tuple(int(x) for x in pair) for pair in batch["offsets"][k]), str(batch["digest"][k]))
+            entries.append(run_shard(self.state, shard, self.out_dir))
+        return {key: [e[key] for e in entries] for key in ("index", "start", "stop", "file", "rows", "sha256", "input")}
+
+
+def init_ray(workers: int, address: str | None) -> None:
+    import ray
+
+    if ray.is_initialized():
+        return
+    logging.getLogger("ray.data").setLevel(logging.ERROR)
+    kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
+              "logging_level": logging.WARNING}
+    if address:
+        ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+    else:
+        ray.init(num_cpus=workers, **kwargs)
+
+
+def run_shards(spec: JobSpec, shards: Sequence[Shard], out_dir: str, workers: int, address: str | None,
+               on_done: Callable[[dict], None]) -> None:
+    import ray
+    from ray.data import DataContext
+
+    init_ray(workers, address)
+    ctx = DataContext.get_current()
+    ctx.execution_options.preserve_order = False
+    ctx.enable_progress_bars = False
+    ctx.max_errored_blocks = 0
+    items = [{"index": s.index, "start": s.start, "stop": s.stop, "offsets": [list(o) for o in s.offsets],
+              "digest": s.digest} for s in shards]
+    ds = ray.data.from_items(items, override_num_blocks=len(items))
+    results = ds.map_batches(
+        _ShardWorker, fn_constructor_kwargs={"spec": spec, "out_dir": os.path.abspath(out_dir)},
+        batch_size=1, concurrency=min(workers, len(items)), num_cpus=1, batch_format="numpy",
+        max_restarts=-1, max_task_retries=-1)
+    for row in results.iter_rows():
+        on_done({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
+    shutil.rmtree(os.path.join(out_dir, "_workers"), ignore_errors=True)

@@ -1,0 +1,308 @@
+"""Sharded inputs for long jobs: plan shards over a corpus without loading it, and read one shard anywhere.
+
+A source is either line-aligned text files (one sentence per line; several files read side by side, e.g. hypotheses
+and references) or one table of pairs: JSONL (one object per line), TSV (a header line naming the columns) or Parquet,
+with named columns (default `mo`, `trg`, optional `id`). Shards are ranges of rows [start, stop); a shard is read by
+byte offsets (text, JSONL, TSV) or row groups (Parquet), so a worker never reads the whole corpus. Errors name the
+file, the shard and the line or row."""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from peet_fast.io import InputError
+
+_EOL = re.compile(rb"\r\n|\r|\n")
+_BLOCK = 1 << 24
+
+
+@dataclass(frozen=True)
+class Shard:
+    index: int
+    start: int                     # first row (0-based)
+    stop: int                      # one past the last row
+    offsets: tuple = ()            # per file: (byte start, byte stop) for line-based files
+    digest: str = ""               # sha256 of the shard's input bytes: a rerun reuses a shard whose input is unchanged
+
+
+@dataclass
+class Source:
+    """What to read: kind 'text' (paths read side by side) or 'table' (one JSONL/TSV/Parquet file of pairs)."""
+    kind: str
+    paths: tuple[str, ...]
+    columns: dict = field(default_factory=lambda: {"mo": "mo", "trg": "trg", "id": "id"})
+
+    def fingerprint(self) -> str:
+        """Identifies the inputs (paths, sizes, modification times, column names) for the resume manifest."""
+        h = hashlib.sha256()
+        for p in self.paths:
+            try:
+                st = os.stat(p)
+            except OSError as exc:
+                raise InputError(p, f"cannot read: {exc.strerror or exc}") from None
+            h.update(f"{os.path.abspath(p)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
+        h.update(json.dumps([self.kind, self.columns], sort_keys=True).encode())
+        return h.hexdigest()
+
+
+def table_kind(path: str) -> str:
+    p = path.lower()
+    for suffix, kind in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".tsv", "tsv"), (".parquet", "parquet"),
+                         (".pq", "parquet")):
+        if p.endswith(suffix):
+            return kind
+    raise InputError(path, "unknown pairs format: use .jsonl, .tsv or .parquet")
+
+
+def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, int]:
+    """Byte offsets of lines skip, skip+every, skip+2*every, ... (line ends as Python's text mode: \\n, \\r\\n, \\r),
+    the number of lines after the first `skip`, and the file size."""
+    try:
+        fh = open(path, "rb")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    starts: list[int] = []
+    line = 0          # lines completed so far
+    pos = 0           # file offset of the block
+    pending_cr = False
+    last_end = 0      # offset just past the last line end seen
+    with fh:
+        while True:
+            block = fh.read(_BLOCK)
+            if not block:
+                break
+            i0 = 0
+            if pending_cr:
+                pending_cr = False
+                if block[:1] == b"\n":      # the \r\n was split across blocks: one line end
+                    i0 = 1
+                    last_end = pos + 1
+            for m in _EOL.finditer(block, i0):
+                if m.end() == len(block) and m.group() == b"\r":
+                    pending_cr = True        # may be the first half of \r\n
+                if line >= skip and (line - skip) % every == 0:
+                    starts.append(last_end)
+                line += 1
+                last_end = pos + m.end()
+            pos += len(block)
+    size = pos
+    if last_end < size:                       # a last line without a line end
+        if line >= skip and (line - skip) % every == 0:
+            starts.append(last_end)
+        line += 1
+    return starts, max(0, line - skip), size
+
+
+def _header_end(path: str) -> tuple[int, bytes]:
+    with open(path, "rb") as fh:
+        head = fh.read(1 << 20)
+    m = _EOL.search(head)
+    if m is None:
+        return len(head), head
+    return m.end(), head[:m.start()]
+
+
+def plan(source: Source, shard_rows: int) -> tuple[list[Shard], int]:
+    """Shards of at most shard_rows rows covering the source; returns (shards, total rows). Refuses line-aligned
+    files whose line counts differ (naming every file and its count)."""
+    if shard_rows < 1:
+        raise ValueError("shard_rows must be >= 1")
+    if source.kind == "text":
+        per_file = []
+        for p in source.paths:
+            starts, n, size = _line_starts(p, shard_rows)
+            per_file.append((starts, n, size))
+        counts = {n for _, n, _ in per_file}
+        if len(counts) > 1:
+            detail = ", ".join(f"{p}: {n} lines" for p, (_, n, _) in zip(source.paths, per_file))
+            raise InputError(source.paths[0], f"parallel files differ in line count ({detail})")
+        total = per_file[0][1] if per_file else 0
+        shards = []
+        for k in range(0, (total + shard_rows - 1) // shard_rows):
+            offs = []
+            for starts, _, size in per_file:
+                offs.append((starts[k], starts[k + 1] if k + 1 < len(starts) else size))
+            shards.append(Shard(k, k * shard_rows, min(total, (k + 1) * shard_rows), tuple(offs)))
+        return _with_digests(source.paths, shards), total
+    path = source.paths[0]
+    kind = table_kind(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            meta = pq.ParquetFile(path).metadata
+        except Exception as exc:   # noqa: BLE001 - pyarrow raises several types for unreadable files
+            raise InputError(path, f"cannot read as Parquet: {exc}") from None
+        total = meta.num_rows
+        fp = source.fingerprint()      # row groups have no cheap byte ranges: a changed file redoes every shard
+        shards = [Shard(k, a, min(total, a + shard_rows), (), fp) for k, a in enumerate(range(0, total, shard_rows))]
+        return shards, total
+    skip = 1 if kind == "tsv" else 0
+    starts, total, size = _line_starts(path, shard_rows, skip)
+    shards = [Shard(k, k * shard_rows, min(total, (k + 1) * shard_rows),
+                    ((starts[k], starts[k + 1] if k + 1 < len(starts) else size),))
+              for k in range((total + shard_rows - 1) // shard_rows)]
+    if kind == "tsv":      # the header names the columns: part of every shard's input
+        end, header = _header_end(path)
+        shards = [Shard(s.index, s.start, s.stop, s.offsets, hashlib.sha256(header).hexdigest()) for s in shards]
+    return _with_digests(source.paths, shards), total
+
+
+def _with_digests(paths: Sequence[str], shards: list[Shard]) -> list[Shard]:
+    out = []
+    handles = [open(p, "rb") for p in paths]
+    try:
+        for sh in shards:
+            h = hashlib.sha256(sh.digest.encode())
+            for fh, (lo, hi) in zip(handles, sh.offsets):
+                fh.seek(lo)
+                left = hi - lo
+                while left > 0:
+                    block = fh.read(min(left, _BLOCK))
+                    if not block:
+                        break
+                    h.update(block)
+                    left -= len(block)
+                h.update(b"\0")
+            out.append(Shard(sh.index, sh.start, sh.stop, sh.offsets, h.hexdigest()))
+    finally:
+        for fh in handles:
+            fh.close()
+    return out
+
+
+def _decode_lines(path: str, shard: Shard, lo: int, hi: int, first_line: int) -> list[str]:
+    try:
+        with open(path, "rb") as fh:
+            fh.seek(lo)
+            data = fh.read(hi - lo)
+    except OSError as exc:
+        raise InputError(path, f"cannot read (shard {shard.index}): {exc.strerror or exc}") from None
+    if len(data) != hi - lo:
+        raise InputError(path, f"file changed during the run (shard {shard.index})")
+    nul = data.find(b"\x00")
+    if nul >= 0:
+        line = first_line + len(_EOL.findall(data[:nul]))
+        raise InputError(path, f"contains a NUL byte (shard {shard.index})", line)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = first_line + len(_EOL.findall(data[:exc.start]))
+        raise InputError(path, f"invalid UTF-8 (shard {shard.index})", line) from None
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if len(lines) != shard.stop - shard.start:
+        raise InputError(path, f"file changed during the run (shard {shard.index})")
+    return lines
+
+
+def read_shard(source: Source, shard: Shard) -> dict:
+    """The rows of one shard: {"id": list, "columns": [list of str per text file]} for text sources, or
+    {"id": list, "mo": list, "trg": list} for tables."""
+    if source.kind == "text":
+        cols = [_decode_lines(p, shard, lo, hi, shard.start + 1) for p, (lo, hi) in zip(source.paths, shard.offsets)]
+        return {"id": list(range(shard.start, shard.stop)), "columns": cols}
+    path = source.paths[0]
+    kind = table_kind(path)
+    c_mo, c_trg, c_id = source.columns["mo"], source.columns["trg"], source.columns.get("id")
+    if kind == "parquet":
+        return _read_parquet_shard(path, shard, c_mo, c_trg, c_id)
+    skip = 1 if kind == "tsv" else 0
+    lo, hi = shard.offsets[0]
+    lines = _decode_lines(path, shard, lo, hi, shard.start + 1 + skip)
+    ids, mo, trg = [], [], []
+    if kind == "tsv":
+        end, header = _header_end(path)
+        names = header.decode("utf-8", "replace").rstrip("\r").split("\t")
+        missing = [c for c in (c_mo, c_trg) if c not in names]
+        if missing:
+            raise InputError(path, f"missing column(s) {', '.join(missing)} in the header (columns: {names})", 1)
+        i_mo, i_trg = names.index(c_mo), names.index(c_trg)
+        i_id = names.index(c_id) if c_id in names else None
+        for k, line in enumerate(lines):
+            f = line.split("\t")
+            if len(f) != len(names):
+                raise InputError(path, f"row has {len(f)} fields, the header {len(names)} (shard {shard.index})",
+                                 shard.start + k + 2)
+            mo.append(f[i_mo])
+            trg.append(f[i_trg])
+            ids.append(f[i_id] if i_id is not None else shard.start + k)
+        return {"id": ids, "mo": mo, "trg": trg}
+    for k, line in enumerate(lines):
+        where = shard.start + k + 1
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise InputError(path, f"malformed JSON row (shard {shard.index}): {exc.msg}", where) from None
+        if not isinstance(row, dict):
+            raise InputError(path, f"row is not a JSON object (shard {shard.index})", where)
+        for c in (c_mo, c_trg):
+            if c not in row:
+                raise InputError(path, f"row has no {c!r} field (shard {shard.index})", where)
+            if not isinstance(row[c], str):
+                raise InputError(path, f"field {c!r} is not a string (shard {shard.index})", where)
+        mo.append(row[c_mo])
+        trg.append(row[c_trg])
+        ids.append(row.get(c_id, shard.start + k) if c_id else shard.start + k)
+    return {"id": ids, "mo": mo, "trg": trg}
+
+
+def _read_parquet_shard(path: str, shard: Shard, c_mo: str, c_trg: str, c_id: str | None) -> dict:
+    import pyarrow.parquet as pq
+
+    try:
+        pf = pq.ParquetFile(path)
+    except Exception as exc:   # noqa: BLE001
+        raise InputError(path, f"cannot read as Parquet (shard {shard.index}): {exc}") from None
+    names = pf.schema_arrow.names
+    missing = [c for c in (c_mo, c_trg) if c not in names]
+    if missing:
+        raise InputError(path, f"missing column(s) {', '.join(missing)} (columns: {names})")
+    want = [c_mo, c_trg] + ([c_id] if c_id in names else [])
+    meta = pf.metadata
+    tables = []
+    row = 0
+    for g in range(meta.num_row_groups):
+        n = meta.row_group(g).num_rows
+        if row + n > shard.start and row < shard.stop:
+            t = pf.read_row_group(g, columns=want)
+            a = max(shard.start - row, 0)
+            b = min(shard.stop - row, n)
+            tables.append(t.slice(a, b - a))
+        row += n
+    import pyarrow as pa
+
+    t = pa.concat_tables(tables) if tables else None
+    out = {}
+    for key, c in (("mo", c_mo), ("trg", c_trg)):
+        col = t.column(c) if t is not None else pa.array([], pa.string())
+        if not pa.types.is_string(col.type) and not pa.types.is_large_string(col.type):
+            raise InputError(path, f"column {c!r} is {col.type}, not strings")
+        if col.null_count:
+            vals = col.to_pylist()
+            k = next(i for i, v in enumerate(vals) if v is None)
+            raise InputError(path, f"row {shard.start + k} has no {c!r} value (shard {shard.index})")
+        out[key] = col.to_pylist()
+    out["id"] = (t.column(c_id).to_pylist() if t is not None and c_id in names
+                 else list(range(shard.start, shard.stop)))
+    return out
+
+
+def text_source(paths: Sequence[str]) -> Source:
+    return Source("text", tuple(os.fspath(p) for p in paths))
+
+
+def table_source(path: str, mo: str = "mo", trg: str = "trg", id: str | None = "id") -> Source:
+    table_kind(os.fspath(path))
+    return Source("table", (os.fspath(path),), {"mo": mo, "trg": trg, "id": id})
