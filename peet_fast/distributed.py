@@ -70,8 +70,9 @@ def run_shards(spec: JobSpec, shards: Sequence[Shard], out_dir: str, workers: in
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     results = ds.map_batches(
         _ShardWorker, fn_constructor_kwargs={"spec": spec, "out_dir": os.path.abspath(out_dir)},
-        batch_size=1, concurrency=min(workers, len(items)), num_cpus=1, batch_format="numpy",
-        max_restarts=-1, max_task_retries=-1)
+        batch_size=1, concurrency=min(workers, len(items)), num_cpus=1, batch_format="numpy")
+    # (Ray Data restarts dead actors and retries their tasks without limit by default: a killed worker's shard is
+    # recomputed by its restarted actor.)
     for row in results.iter_rows():
         on_done({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
     shutil.rmtree(os.path.join(out_dir, "_workers"), ignore_errors=True)
