@@ -575,8 +575,8 @@ def _op_noun_num(toks: list[_Tok], rng: random.Random) -> bool:
     cands: list[tuple[int, str]] = []
     for i, t in enumerate(toks):
         w = t.text.lower()
-        if not _free(toks, i) or not _is_word(t.text):
-            continue
+        if not _free(toks, i) or not _is_word(t.text) or (i > 0 and not t.text.islower()):
+            continue    # capitalised mid-sentence: a name or title, leave it
         if w in _NOUN_VERB_AMBIGUOUS and _low(toks, i - 1) not in _DETERMINERS:
             continue
         if w in _NOUN_SING:
@@ -636,7 +636,8 @@ def _op_punct(toks: list[_Tok], rng: random.Random) -> bool:
     gaps = [i for i in range(1, len(toks))
             if _is_word(toks[i - 1].text) and _is_word(toks[i].text) and not toks[i - 1].touched
             and not toks[i].touched and _low(toks, i - 1) not in _DETERMINERS
-            and _low(toks, i - 1) not in _PREP_CONFUSIONS and _low(toks, i - 1) not in _MODALS]
+            and _low(toks, i - 1) not in _PREP_CONFUSIONS and _low(toks, i - 1) not in _MODALS
+            and _low(toks, i - 1) not in _SUBJ_PLURAL and _low(toks, i - 1) not in _SUBJ_3SG]
     good_gaps = [i for i in gaps if toks[i].text.lower() in _COMMA_BEFORE]
     choices = (["comma"] * 3 if commas and len(toks) > 1 else []) + (["final"] * 3 if final else []) \
         + (["add"] * 2 if gaps else [])

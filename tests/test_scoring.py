@@ -251,7 +251,7 @@ def test_score_against_oracle(tmp_path, corpus, orc, capsys, n_refs, out_mode):
 
 
 def check_summary_and_table(expected, names, refs, summary, out):
-    # summary: ascending PEET, every line counted
+    """The --summary JSON (ascending PEET, every line counted) and the printed table against the oracle."""
     s = json.loads(summary.read_text(encoding="utf-8"))
     systems = s["systems"]
     order = sorted(expected, key=lambda n: expected[n][0])

@@ -1,0 +1,77 @@
+"""Cluster jobs: the example cluster YAML is valid for Ray's autoscaler schema, and a scoring job submitted with
+`ray job submit` to a real local head gives the single-process output."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import FIXTURES, SPACY_MODEL
+
+EXAMPLE = Path(__file__).parents[1] / "peet_fast" / "cluster" / "example-cluster.yaml"
+
+
+def test_example_cluster_yaml_is_valid():
+    yaml = pytest.importorskip("yaml")
+    from ray.autoscaler._private.util import prepare_config, validate_config
+
+    config = yaml.safe_load(EXAMPLE.read_text())
+    validate_config(prepare_config(config))            # raises on a schema violation
+    assert config["provider"]["type"] == "local"
+    assert any("peet" in c for c in config["setup_commands"])
+    bad = dict(config, no_such_key=1)
+    with pytest.raises(Exception, match="no_such_key"):
+        validate_config(prepare_config(bad))
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_ray_job_submit_matches_single_process(tmp_path):
+    bindir = os.path.dirname(sys.executable)
+    ray_exe = os.path.join(bindir, "ray")
+    if not os.path.exists(ray_exe):
+        pytest.skip("the ray command is not installed beside this Python")
+    rows = [line.split("\t") for line in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if line][:80]
+    hyp = tmp_path / "sys.txt"
+    ref = tmp_path / "ref.txt"
+    hyp.write_text("".join(r[0] + "\n" for r in rows), "utf-8")
+    ref.write_text("".join(r[1] + "\n" for r in rows), "utf-8")
+
+    from peet_fast.cli import main
+    assert main(["score", "--hyp", str(hyp), "--ref", str(ref), "--summary", str(tmp_path / "local.json"),
+                 "--spacy-model", SPACY_MODEL]) == 0
+
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ.get("PATH", ""), RAY_AUTH_MODE="disabled",
+               RAY_USAGE_STATS_ENABLED="0")
+    env.pop("RAY_ADDRESS", None)
+    port, dash = free_port(), free_port()
+    start = subprocess.run([ray_exe, "start", "--head", f"--port={port}", f"--dashboard-port={dash}",
+                            "--dashboard-host=127.0.0.1", "--include-dashboard=true", "--num-cpus=2",
+                            "--disable-usage-stats"], env=env, capture_output=True, text=True, timeout=180)
+    try:
+        assert start.returncode == 0, start.stderr[-2000:]
+        job = subprocess.run(
+            [ray_exe, "job", "submit", f"--address=http://127.0.0.1:{dash}", "--",
+             "peet-fast", "score", "--hyp", str(hyp), "--ref", str(ref), "--out", str(tmp_path / "job"),
+             "--summary", str(tmp_path / "cluster.json"), "--ray-address", "auto", "--workers", "2",
+             "--shard-rows", "25", "--spacy-model", SPACY_MODEL],
+            env=env, capture_output=True, text=True, timeout=600)
+        assert job.returncode == 0, (job.stdout + job.stderr)[-3000:]
+        assert "succeeded" in job.stdout + job.stderr
+    finally:
+        subprocess.run([ray_exe, "stop", "--force"], env=env, capture_output=True, timeout=120)
+    local = json.loads((tmp_path / "local.json").read_text())["systems"]
+    cluster = json.loads((tmp_path / "cluster.json").read_text())["systems"]
+    assert [(s["name"], s["peet"], s["sentences"]) for s in local] == \
+        [(s["name"], s["peet"], s["sentences"]) for s in cluster]
+    assert len(list((tmp_path / "job").glob("part-*.parquet"))) == 4
