@@ -30,21 +30,6 @@ cdef inline bint _open_pos(int p) noexcept nogil:
     return p == POS_ADJ or p == POS_ADV or p == POS_NOUN or p == POS_VERB
 
 
-cdef double sub_cost(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j) noexcept nogil:
-    """errant Alignment.get_sub_cost: lemma (0 / 0.499) + POS (0 / 0.25 / 0.5) + Indel character cost."""
-    cdef double lemma_cost, pos_cost
-    if v_lower(o, i) == v_lower(c, j):
-        return 0.0
-    lemma_cost = 0.0 if v_lemma(o, i) == v_lemma(c, j) else 0.499
-    if o.pos[i] == c.pos[j]:
-        pos_cost = 0.0
-    elif _open_pos(o.pos[i]) and _open_pos(c.pos[j]):
-        pos_cost = 0.25
-    else:
-        pos_cost = 0.5
-    return (lemma_cost + pos_cost) + indel_normalized_distance(o, i, c, j)
-
-
 cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
     """splitmix64's finaliser: a second, nonlinear checksum of a window of token ids."""
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL
@@ -72,6 +57,13 @@ cdef inline double _lemma_pos_cost(const TokView* o, Py_ssize_t i, const TokView
     else:
         pos_cost = 0.5
     return lemma_cost + pos_cost
+
+
+cdef double sub_cost(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j) noexcept nogil:
+    """errant Alignment.get_sub_cost: lemma (0 / 0.499) + POS (0 / 0.25 / 0.5) + Indel character cost."""
+    if v_lower(o, i) == v_lower(c, j):
+        return 0.0
+    return _lemma_pos_cost(o, i, c, j) + indel_normalized_distance(o, i, c, j)
 
 
 cdef double _char_cost_tab(const TokView* o, Py_ssize_t i, const TokView* c, Py_ssize_t j,

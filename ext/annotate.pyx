@@ -11,18 +11,21 @@ from peet_fast._ext.classify cimport classify_edit
 MERGE_STRATEGIES = ("rules", "all-split", "all-merge", "all-equal")
 
 
-cdef list annotate_pair(Sent orig, Sent cor, bint lev, int merge):
+cdef vector[EditSpan] edit_spans(Sent orig, Sent cor, bint lev, int merge) except *:
+    """Align, then merge with strategy `merge` (an index into MERGE_STRATEGIES)."""
     cdef vector[AlignOp] seq = align_seq(orig, cor, lev)
-    cdef vector[EditSpan] spans
-    cdef EditSpan e
     if merge == 0:
-        spans = rule_edits(orig, cor, seq)
-    elif merge == 1:
-        spans = all_split(seq)
-    elif merge == 2:
-        spans = all_merge(seq)
-    else:
-        spans = all_equal(seq)
+        return rule_edits(orig, cor, seq)
+    if merge == 1:
+        return all_split(seq)
+    if merge == 2:
+        return all_merge(seq)
+    return all_equal(seq)
+
+
+cdef list annotate_pair(Sent orig, Sent cor, bint lev, int merge):
+    cdef vector[EditSpan] spans = edit_spans(orig, cor, lev, merge)
+    cdef EditSpan e
     cdef list out = []
     cdef str o_str, c_str
     for e in spans:
@@ -77,7 +80,6 @@ def annotate_codes(list origs, list cors, bint lev, str merge, dict label_ids):
     import numpy as np
     cdef int code = _merge_code(merge)
     cdef Py_ssize_t k, n = len(origs)
-    cdef vector[AlignOp] seq
     cdef vector[EditSpan] spans
     cdef EditSpan e
     cdef vector[int] pair, o1, o2, lab
@@ -94,15 +96,7 @@ def annotate_codes(list origs, list cors, bint lev, str merge, dict label_ids):
                 continue
             o = <Sent?>origs[k]
             c = <Sent?>cors[k]
-            seq = align_seq(o, c, lev)
-            if code == 0:
-                spans = rule_edits(o, c, seq)
-            elif code == 1:
-                spans = all_split(seq)
-            elif code == 2:
-                spans = all_merge(seq)
-            else:
-                spans = all_equal(seq)
+            spans = edit_spans(o, c, lev, code)
             for e in spans:
                 same = e.o2 > e.o1 and e.c2 > e.c1 and o.span_text(e.o1, e.o2) == c.span_text(e.c1, e.c2)
                 label = classify_edit(o, e.o1, e.o2, c, e.c1, e.c2, same)

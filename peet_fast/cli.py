@@ -65,12 +65,12 @@ def _add_pipeline_options(p) -> None:
     p.add_argument("--batch-size", type=int, default=512, metavar="N", help="sentences per spaCy batch (default 512)")
 
 
-def _annotator(args, tokenise=False):
+def _annotator(args, **options):
     from peet_fast.annotate import Annotator
 
     if args.batch_size < 1:
         raise InputError("--batch-size", "must be at least 1")
-    return Annotator(spacy_model=args.spacy_model, tokenise=tokenise, batch_size=args.batch_size)
+    return Annotator(spacy_model=args.spacy_model, batch_size=args.batch_size, **options)
 
 
 def _add_score(sub) -> None:
@@ -248,14 +248,12 @@ def cmd_predict(args) -> int:
 
 
 def cmd_m2(args) -> int:
-    from peet_fast.annotate import Annotator
     from peet_fast.m2 import write_m2
 
     if args.batch_size < 1:
         raise InputError("--batch-size", "must be at least 1")
     origs, *cors = read_parallel([args.orig, *args.cor])
-    annotator = Annotator(spacy_model=args.spacy_model, tokenise=args.tok, lev=args.lev, merge=args.merge,
-                          batch_size=args.batch_size)
+    annotator = _annotator(args, tokenise=args.tok, lev=args.lev, merge=args.merge)
     progress = Progress(len(origs), "m2")
     with atomic_write(args.out) as out:
         n = write_m2(out, annotator, origs, cors, progress=progress)

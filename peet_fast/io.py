@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
-from typing import Iterator, Sequence
+from typing import BinaryIO, Iterator, Sequence
 
 
 class InputError(ValueError):
@@ -20,18 +20,26 @@ class InputError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
-def read_lines(path: str | os.PathLike) -> list[str]:
-    """All lines of a UTF-8 text file, without line ends. Refuses unreadable files, invalid UTF-8 and NUL bytes."""
-    path = os.fspath(path)
+def open_input(path: str) -> BinaryIO:
+    """Open an input file for binary reading, or raise InputError saying why not."""
     try:
-        with open(path, "rb") as fh:
-            data = fh.read()
+        return open(path, "rb")
     except FileNotFoundError:
         raise InputError(path, "no such file") from None
     except IsADirectoryError:
         raise InputError(path, "is a directory, not a file") from None
     except OSError as exc:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """All lines of a UTF-8 text file, without line ends. Refuses unreadable files, invalid UTF-8 and NUL bytes."""
+    path = os.fspath(path)
+    with open_input(path) as fh:
+        try:
+            data = fh.read()
+        except OSError as exc:
+            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, nul))

@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, open_input
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _BLOCK = 1 << 24
@@ -61,14 +61,7 @@ def table_kind(path: str) -> str:
 def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, int]:
     """Byte offsets of lines skip, skip+every, skip+2*every, ... (line ends as Python's text mode: \\n, \\r\\n, \\r),
     the number of lines after the first `skip`, and the file size."""
-    try:
-        fh = open(path, "rb")
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    fh = open_input(path)
     starts: list[int] = []
     line = 0          # lines completed so far
     pos = 0           # file offset of the block

@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import copy
 import json
-import math
 import pickle
 from pathlib import Path
 

@@ -189,8 +189,8 @@ def run_cli(capsys, *args):
 
 
 def read_out_dir(out_dir: Path):
-    """score --out DIR's per-sentence rows: DIR/sentences.parquet as the issue describes it, or any Parquet layout
-    of DIR that pyarrow reads as one dataset (pyarrow skips files starting with "_" or ".")."""
+    """score --out DIR's per-sentence rows, read as one dataset: the resumable job's DIR/part-*.parquet shards (an
+    older layout wrote DIR/sentences.parquet; pyarrow reads either, and skips _manifest.json)."""
     assert any(p.suffix == ".parquet" for p in out_dir.iterdir()), list(out_dir.iterdir())
     return pq.read_table(out_dir)
 
