@@ -7,7 +7,7 @@ import time
 
 from peet_fast import __version__
 from peet_fast.features import FEATURE_SETS, FeatureError
-from peet_fast.io import InputError, atomic_write, read_parallel
+from peet_fast.io import InputError, atomic_write, check_output, read_parallel
 from peet_fast.model import ModelError
 from peet_fast.nlp import PipelineError
 
@@ -108,9 +108,14 @@ def cmd_score(args) -> int:
                                                         "(file name without extension)")
     if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
         raise InputError(args.out, "--out must be a directory")
+    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
+        raise InputError(args.out, "the parent directory of --out does not exist")
+    check_output(args.summary)
     _check_workers(args)
     model = load_model(args.model)
     if args.out:
+        if all(os.path.isfile(f) and os.path.getsize(f) == 0 for f in [*args.hyp, *args.ref]):
+            raise InputError(args.ref[0], "no sentences to score (the files are empty)")
         source = text_source([*args.hyp, *args.ref])
         spec = JobSpec("score", source, feature_set=model.feature_set, model=model.to_json(),
                        system_names=tuple(names), n_refs=len(args.ref), spacy_model=args.spacy_model,
@@ -118,6 +123,8 @@ def cmd_score(args) -> int:
         progress = Progress(None, "score")
         manifest = run_job(spec, args.out, args.workers, args.ray_address, progress)
         progress.close()
+        if manifest.total == 0:
+            raise InputError(args.ref[0], "no sentences to score (the files are empty)")
         scores = score_summary(args.out, names, args.hyp, manifest.total)
     else:
         if args.workers > 1 or args.ray_address:
@@ -125,6 +132,8 @@ def cmd_score(args) -> int:
         texts = read_parallel([*args.hyp, *args.ref])
         hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
         progress = Progress(len(refs[0]), "score")
+        if refs and not refs[0]:
+            raise InputError(args.ref[0], "no sentences to score (the files are empty)")
         scores = score_systems(_annotator(args), model, args.hyp, hyps, refs, on_chunk=lambda ch: progress(ch.stop))
         progress.close()
     ranked = rank(scores)
@@ -198,6 +207,7 @@ def cmd_featurize(args) -> int:
     single_file = os.path.splitext(args.out)[1] != ""
     if single_file:
         table_format(args.out)
+        check_output(args.out)
     if single_file and not args.pairs and args.workers == 1 and not args.ray_address:
         mo, trg = read_parallel([args.mo, args.trg])
         annotator = _annotator(args)
@@ -240,6 +250,7 @@ def cmd_predict(args) -> int:
     from peet_fast.model import load_model
     from peet_fast.model import predict_file
 
+    check_output(args.out)
     model = load_model(args.model)
     n, total = predict_file(model, args.features, args.out)
     mean = total / n if n else float("nan")
@@ -252,6 +263,7 @@ def cmd_m2(args) -> int:
 
     if args.batch_size < 1:
         raise InputError("--batch-size", "must be at least 1")
+    check_output(args.out)
     origs, *cors = read_parallel([args.orig, *args.cor])
     annotator = _annotator(args, tokenise=args.tok, lev=args.lev, merge=args.merge)
     progress = Progress(len(origs), "m2")
@@ -290,6 +302,7 @@ def cmd_synth(args) -> int:
         raise InputError("--pairs", "must be at least 0")
     if not os.path.splitext(args.out)[1].lower() in (".tsv", ".jsonl", ".parquet"):
         raise InputError(args.out, "output must be a .tsv, .jsonl or .parquet file")
+    check_output(args.out)
     try:
         rates = parse_rates(args.rates)
     except ValueError as exc:

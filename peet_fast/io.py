@@ -75,6 +75,18 @@ def read_parallel(paths: Sequence[str | os.PathLike]) -> list[list[str]]:
     return texts
 
 
+def check_output(path: str | os.PathLike | None) -> None:
+    """Refuse, before any work is done, an output path whose directory does not exist or that is a directory."""
+    if path is None:
+        return
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        raise InputError(path, "is a directory; give a file name")
+    directory = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(directory):
+        raise InputError(path, "output directory does not exist")
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator:
     """Write to a temporary file beside path and rename it over path only when the block succeeds."""

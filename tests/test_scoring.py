@@ -469,3 +469,23 @@ def test_predict_refuses_medium_features_with_published_model(tmp_path, corpus, 
     assert rc == 2
     assert "medium" in err
     check_nothing_written(tmp_path, pred_path)
+
+
+def test_bad_summary_path_is_refused_before_any_work(tmp_path, capsys):
+    hyp = write_lines(tmp_path / "h.txt", ["a b .", "The cat sat ."])
+    ref = write_lines(tmp_path / "r.txt", ["a b .", "The cats sat ."])
+    rc, _, err = run_cli(capsys, "score", "--hyp", str(hyp), "--ref", str(ref), "--out", str(tmp_path / "job"),
+                         "--summary", str(tmp_path / "nodir" / "s.json"))
+    assert rc == 2 and "nodir" in err and "does not exist" in err
+    assert not (tmp_path / "job").exists()
+
+
+@pytest.mark.parametrize("with_out", [False, True])
+def test_empty_input_is_refused(tmp_path, capsys, with_out):
+    hyp = write_lines(tmp_path / "h.txt", [])
+    ref = write_lines(tmp_path / "r.txt", [])
+    extra = ["--out", str(tmp_path / "job")] if with_out else []
+    rc, _, err = run_cli(capsys, "score", "--hyp", str(hyp), "--ref", str(ref), "--summary",
+                         str(tmp_path / "s.json"), *extra)
+    assert rc == 2 and "no sentences" in err
+    assert not (tmp_path / "s.json").exists() and not (tmp_path / "job").exists()
