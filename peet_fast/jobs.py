@@ -31,7 +31,7 @@ class JobSpec:
     system_names: tuple[str, ...] = ()         # score: one per hypothesis file (the first paths of a text source)
     n_refs: int = 0                            # score: the last n_refs paths are references
     spacy_model: str | None = None
-    batch_size: int = 512
+    batch_size: int = 256
     shard_rows: int = DEFAULT_SHARD_ROWS
     extra: dict = field(default_factory=dict)
 
