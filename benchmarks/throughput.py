@@ -19,11 +19,11 @@ batches of a process run ~25% slower whatever the instance). Each side thus runs
    skips a line whose orig is empty; here such a pair is still annotated so that every pair can be compared.)
 3. peet-fast with one worker: a fresh Annotator(nlp).annotate_batch(origs, cors), timed end to end; its edits must be
    identical to errant's (tuples (o_start, o_end, c_start, c_end, o_str, c_str, type); errant's noop = no edits).
-   Breakdown: parse_floor_s = nlp.pipe over exactly the distinct sentences peet-fast had to parse (Doc(vocab,
-   text.split()), batch size as peet's), timed separately; total / parse_floor (goal <= 1.15). A second, instrumented
-   peet run (not part of the headline figures) splits its time into spaCy, Doc -> token arrays, the compiled
-   annotate and building Edit objects, and times the pair check + dedup alone.
-   The floor is measured on its own new instance, like peet-fast's; the same parse repeated on the now-warm instance
+   Breakdown: a second, instrumented peet-fast run (fresh instance; not a headline figure) records exactly what
+   peet-fast sends to spaCy (nlp.pipe wrapped: each Doc's words, their order, the batch size) and splits its time
+   into spaCy, Doc -> token arrays, the compiled annotate, Edit objects and the rest. parse_floor_s = nlp.pipe over
+   that recorded input -- exactly the distinct sentences peet-fast had to parse, batched and ordered as it does --
+   on another fresh instance; total / parse_floor (goal <= 1.15). The same parse repeated on the now-warm instance
    is reported too, for information.
 4. Worker scaling: M synthetic pairs (default 20,000; from the distinct sentences of the shared peet/*/*_EC.txt, else
    the fixture) written as mo.txt / trg.txt, then the sharded featurize job (peet_fast.jobs.run_job, JobSpec
@@ -291,52 +291,87 @@ def check_published_model() -> str | None:
 
 # --- step 2 + 3: errant vs peet, one worker --------------------------------------------------------------------------
 
-def needed_sentences(parser, origs, cors) -> list[str]:
-    """The distinct sentences peet-fast has to parse for these pairs (as Annotator._sents_for / Parser.parse decide:
-    pairs with identical token sequences are not parsed, each distinct non-empty key once), in first-seen order."""
-    key = parser.key
-    todo: dict[str, str] = {}
-    for o, c in zip(origs, cors):
-        same = (o == c) if parser.tokenise else (o.split() == c.split())
-        if same:
-            continue
-        for t in (o, c):
-            k = key(t)
-            if k and k not in todo:
-                todo[k] = t
-    return list(todo.values())
+class PipeRecorder:
+    """Wraps one pipeline instance's nlp.pipe to record exactly what peet-fast sends to spaCy (each call's batch size
+    and its Docs' words, in order) and the time spent inside spaCy (including building the Docs it consumes). Used
+    on the instrumented run only, never on a headline timing."""
+
+    def __init__(self, nlp):
+        self.nlp = nlp
+        self.real = nlp.pipe
+        self.calls: list[tuple] = []          # (batch_size, [words list or text, ...])
+        self.spacy_s = 0.0
+        nlp.pipe = self.pipe
+
+    def reset(self):
+        self.calls, self.spacy_s = [], 0.0
+
+    def pipe(self, docs, *args, **kwargs):
+        rec: list = []
+        self.calls.append((kwargs.get("batch_size", args[0] if args else None), rec))
+
+        def feed():
+            for d in docs:
+                rec.append(d if isinstance(d, str) else [t.text for t in d])
+                yield d
+
+        it = iter(self.real(feed(), *args, **kwargs))
+
+        def out():
+            while True:
+                t = time.perf_counter()
+                try:
+                    d = next(it)
+                except StopIteration:
+                    self.spacy_s += time.perf_counter() - t
+                    return
+                self.spacy_s += time.perf_counter() - t
+                yield d
+
+        return out()
+
+    def close(self):
+        self.nlp.pipe = self.real
 
 
-def time_parse_floor(nlp, texts, batch_size) -> float:
+def time_parse_floor(nlp, calls) -> float:
+    """nlp.pipe over exactly what peet-fast piped (recorded calls: same Docs, same order, same batch size)."""
     from spacy.tokens import Doc
 
     vocab = nlp.vocab
     t0 = time.perf_counter()
-    for _ in nlp.pipe((Doc(vocab, t.split()) for t in texts), batch_size=batch_size):
-        pass
+    for batch_size, items in calls:
+        docs = (w if isinstance(w, str) else Doc(vocab, w) for w in items)
+        kw = {} if batch_size is None else {"batch_size": batch_size}
+        for _ in nlp.pipe(docs, **kw):
+            pass
     return time.perf_counter() - t0
 
 
-def peet_breakdown(nlp, origs, cors) -> dict | None:
-    """An instrumented second run (fresh Annotator on a fresh pipeline) split into stages. Uses peet-fast internals
-    (Annotator._sents_for, Parser.doc_to_sent, the compiled annotate_many): a diagnostic only, skipped if they
-    change."""
+def instrumented_run(nlp, origs, cors, batch_size) -> tuple[list, dict]:
+    """A second peet-fast run on a fresh instance, with nlp.pipe recorded (PipeRecorder) and Doc -> token arrays
+    timed (Parser.doc_to_sent wrapped). When peet-fast's internals allow (Annotator._sents_for and the compiled
+    annotate_many), the annotate stage and the Edit objects are timed apart; otherwise only the whole. Returns
+    (recorded pipe calls, breakdown)."""
+    from peet_fast.annotate import Annotator, Edit
+
+    rec = PipeRecorder(nlp)
+    ann = Annotator(nlp, batch_size=batch_size)
+    parser = ann.parser
+    real = parser.doc_to_sent
+    conv = [0.0]
+
+    def timed_doc_to_sent(doc):
+        t = time.perf_counter()
+        s = real(doc)
+        conv[0] += time.perf_counter() - t
+        return s
+
+    parser.doc_to_sent = timed_doc_to_sent
+    bd: dict = {}
     try:
         from peet_fast._ext import annotate as _annotate
-        from peet_fast.annotate import Annotator, Edit
 
-        ann = Annotator(nlp)
-        parser = ann.parser
-        real = parser.doc_to_sent
-        conv = [0.0]
-
-        def timed_doc_to_sent(doc):
-            t = time.perf_counter()
-            s = real(doc)
-            conv[0] += time.perf_counter() - t
-            return s
-
-        parser.doc_to_sent = timed_doc_to_sent
         t0 = time.perf_counter()
         _, o_s, c_s = ann._sents_for(origs, cors)
         t1 = time.perf_counter()
@@ -344,17 +379,24 @@ def peet_breakdown(nlp, origs, cors) -> dict | None:
         t2 = time.perf_counter()
         objs = [[Edit(*e) for e in pair] for pair in edits]
         t3 = time.perf_counter()
-        del objs
+        del objs, edits, o_s, c_s
+        bd = {"total_s": t3 - t0, "annotate_s": t2 - t1, "edit_objects_s": t3 - t2}
+        rest = (t1 - t0)
+    except Exception as exc:  # noqa: BLE001 - internals changed: time the public call as a whole
+        rec.reset()
+        conv[0] = 0.0
+        bd = {"note": f"stage split unavailable ({type(exc).__name__}: {exc}); annotate + Edit objects in other_s"}
+        t0 = time.perf_counter()
+        ann.annotate_batch(origs, cors)
+        bd["total_s"] = rest = time.perf_counter() - t0
+    finally:
         parser.doc_to_sent = real
-        # the pair check and key dedup alone (what _sents_for does before spaCy)
-        t4 = time.perf_counter()
-        needed_sentences(parser, origs, cors)
-        t5 = time.perf_counter()
-        return {"total_s": t3 - t0, "parse_and_convert_s": t1 - t0, "doc_to_arrays_s": conv[0],
-                "parse_s": (t1 - t0) - conv[0], "annotate_s": t2 - t1, "edit_objects_s": t3 - t2,
-                "pair_check_dedup_s": t5 - t4}
-    except Exception as exc:  # noqa: BLE001 - diagnostics must never break the benchmark
-        return {"error": f"{type(exc).__name__}: {exc}"}
+        rec.close()
+    bd["spacy_s"] = rec.spacy_s
+    bd["doc_to_arrays_s"] = conv[0]
+    bd["other_s"] = rest - rec.spacy_s - conv[0]      # pair checks, dedup, sorting, dict building (+ see note)
+    bd["batch_sizes"] = sorted({c[0] for c in rec.calls if c[0] is not None})
+    return rec.calls, bd
 
 
 def bench_pairs(origs, cors, batch_size) -> dict:
@@ -371,13 +413,19 @@ def bench_pairs(origs, cors, batch_size) -> dict:
     got = ann.annotate_batch(origs, cors)
     CPU["pairs.peet"] = w.stop()
     peet_s = CPU["pairs.peet"]["wall_s"]
-    n_parsed = ann.parser.n_parsed
+    n_parsed = getattr(ann.parser, "n_parsed", None)
+    del ann, nlp
 
-    need = needed_sentences(ann.parser, origs, cors)
-    log(f"[pairs] parse floor: nlp.pipe over the {len(need)} distinct sentences peet parsed ...")
+    log("[pairs] instrumented peet-fast run (records what it sends to spaCy; stage breakdown) ...")
+    w = CpuWatch()
+    calls, breakdown = instrumented_run(fresh_pipeline(), origs, cors, batch_size)
+    CPU["pairs.breakdown"] = w.stop()
+    distinct = sum(len(items) for _, items in calls)
+
+    log(f"[pairs] parse floor: nlp.pipe over the {distinct} sentences peet-fast sent to spaCy, as it sent them ...")
     floor_nlp = fresh_pipeline()
-    floor_s = watched("pairs.parse_floor", time_parse_floor, floor_nlp, need, batch_size)
-    floor_warm_s = time_parse_floor(floor_nlp, need, batch_size)     # the same again: warm caches (information)
+    floor_s = watched("pairs.parse_floor", time_parse_floor, floor_nlp, calls)
+    floor_warm_s = time_parse_floor(floor_nlp, calls)     # the same again: warm caches (information)
     del floor_nlp
 
     log(f"[pairs] errant, one sentence at a time, over {n} pairs ...")
@@ -391,11 +439,9 @@ def bench_pairs(origs, cors, batch_size) -> dict:
     ref_t = [edit_tuples(r) for r in ref]
     got_t = [[tuple(e) for e in g] for g in got]
     diffs = [k for k in range(n) if ref_t[k] != got_t[k]]
-    log("[pairs] instrumented peet run (breakdown) ...")
-    breakdown = watched("pairs.breakdown", peet_breakdown, fresh_pipeline(), origs, cors)
     return {
         "pairs": n, "noop_pairs": sum(r is None for r in ref), "edits": sum(len(r) for r in ref_t),
-        "distinct_parsed": len(need), "peet_n_parsed": n_parsed,
+        "distinct_parsed": distinct, "peet_n_parsed": n_parsed,
         "errant_parses": sum(1 if r is None else 2 for r in ref),
         "errant_s": errant_s, "total_s": peet_s, "parse_floor_s": floor_s,
         "parse_floor_warm_s": floor_warm_s,
@@ -694,22 +740,23 @@ def main(argv=None) -> int:
     for ex in p["mismatch_examples"]:
         print(f"    pair {ex['pair']}: {ex['orig']!r} -> {ex['cor']!r}\n      errant: {ex['errant']}\n"
               f"      peet:   {ex['peet']}")
-    if p["distinct_parsed"] != p["peet_n_parsed"]:
-        print(f"  note: peet-fast's parser counted {p['peet_n_parsed']} sentences sent to spaCy, the benchmark's "
-              f"replica of its rule {p['distinct_parsed']}: the floor may not be the same sentence set")
-    print(f"\nbreakdown: parse floor (nlp.pipe over the {p['distinct_parsed']} distinct sentences peet parsed, "
-          f"batch {batch_size}): {p['parse_floor_s']:.2f} s")
+    b = p["breakdown"]
+    if p["peet_n_parsed"] is not None and p["distinct_parsed"] != p["peet_n_parsed"]:
+        print(f"  note: peet-fast's parser counted {p['peet_n_parsed']} sentences sent to spaCy in the timed run, "
+              f"the instrumented run {p['distinct_parsed']}")
+    print(f"\nbreakdown: parse floor = nlp.pipe over exactly the {p['distinct_parsed']} distinct sentences peet-fast "
+          f"sent to spaCy, in its order and batch size ({', '.join(map(str, b['batch_sizes'])) or 'default'}), on a "
+          f"fresh instance: {p['parse_floor_s']:.2f} s")
     print(f"  peet total / parse floor: {p['total_over_parse_floor']:.3f}  "
           f"({goal(p['total_over_parse_floor'], GOALS['total_over_parse_floor'], False)}); the same parse again on "
           f"the now-warm instance: {p['parse_floor_warm_s']:.2f} s")
-    b = p["breakdown"] or {}
-    if "error" in b:
-        print(f"  (stage breakdown unavailable: {b['error']})")
-    elif b:
-        print(f"  instrumented run (fresh pipeline): total {b['total_s']:.2f} s = spaCy pipe + Doc build "
-              f"{b['parse_s']:.2f} s + Doc->arrays {b['doc_to_arrays_s']:.2f} s + annotate {b['annotate_s']:.3f} s "
-              f"+ Edit objects {b['edit_objects_s']:.3f} s  "
-              f"(pair check + dedup alone: {b['pair_check_dedup_s']:.3f} s)")
+    split = (f" + annotate {b['annotate_s']:.3f} s + Edit objects {b['edit_objects_s']:.3f} s"
+             if "annotate_s" in b else "")
+    print(f"  instrumented run (fresh instance): total {b['total_s']:.2f} s = spaCy (pipe + Doc build) "
+          f"{b['spacy_s']:.2f} s + Doc->arrays {b['doc_to_arrays_s']:.3f} s{split} + other (pair checks, dedup, "
+          f"ordering) {b['other_s']:.3f} s")
+    if "note" in b:
+        print(f"  ({b['note']})")
     if not args.skip_scaling:
         k = str(args.workers)
         print(f"\nworker scaling: featurize job, {s['scale_pairs']} synthetic pairs ({s['scale_source']}), "

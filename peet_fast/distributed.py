@@ -52,13 +52,14 @@ def init_ray(workers: int, address: str | None) -> None:
     if address:
         ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
     else:
-        ray.init(num_cpus=workers, **kwargs)
+        # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
+        ray.init(address="local", num_cpus=workers, **kwargs)
 
 
 def run_shards(spec: JobSpec, shards: Sequence[Shard], out_dir: str, workers: int, address: str | None,
                on_done: Callable[[dict], None]) -> None:
     import ray
-    from ray.data import DataContext
+    from ray.data import ActorPoolStrategy, DataContext
 
     init_ray(workers, address)
     ctx = DataContext.get_current()
@@ -70,7 +71,7 @@ def run_shards(spec: JobSpec, shards: Sequence[Shard], out_dir: str, workers: in
     ds = ray.data.from_items(items, override_num_blocks=len(items))
     results = ds.map_batches(
         _ShardWorker, fn_constructor_kwargs={"spec": spec, "out_dir": os.path.abspath(out_dir)},
-        batch_size=1, concurrency=min(workers, len(items)), num_cpus=1, batch_format="numpy")
+        batch_size=1, compute=ActorPoolStrategy(size=min(workers, len(items))), num_cpus=1, batch_format="numpy")
     # (Ray Data restarts dead actors and retries their tasks without limit by default: a killed worker's shard is
     # recomputed by its restarted actor.)
     for row in results.iter_rows():

@@ -68,6 +68,18 @@ def test_ray_job_submit_matches_single_process(tmp_path):
             env=env, capture_output=True, text=True, timeout=600)
         assert job.returncode == 0, (job.stdout + job.stderr)[-3000:]
         assert "succeeded" in job.stdout + job.stderr
+        # a local --workers run on a machine where a cluster is up starts its own instance (it must not try to
+        # join that cluster with a CPU count, which Ray refuses)
+        import ray
+
+        from peet_fast.jobs import JobSpec, run_job
+        from peet_fast.sources import text_source
+        try:
+            run_job(JobSpec("featurize", text_source([hyp, ref]), spacy_model=SPACY_MODEL, shard_rows=40),
+                    str(tmp_path / "local-job"), workers=2)
+        finally:
+            ray.shutdown()
+        assert len(list((tmp_path / "local-job").glob("part-*.parquet"))) == 2
     finally:
         subprocess.run([ray_exe, "stop", "--force"], env=env, capture_output=True, timeout=120)
     local = json.loads((tmp_path / "local.json").read_text())["systems"]
