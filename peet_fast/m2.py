@@ -24,13 +24,12 @@ def m2_blocks(annotator: Annotator, origs: Sequence[str], cors: Sequence[Sequenc
     cors = [[c.strip() for c in cor] for cor in cors]
     # errant's noop test: the orig Doc's text, stripped, equals the stripped corrected line
     o_text = origs if parser.tokenise else [" ".join(o.split()) for o in origs]
-    results = []
-    sents = {}
-    for cor in cors:
-        todo = [k for k in range(len(origs)) if o_text[k] != cor[k]]
-        got, edits = annotator.annotate_raw([origs[k] for k in todo], [cor[k] for k in todo])
-        sents.update(got)
-        results.append(dict(zip(todo, edits)))
+    # one annotation batch for every corrected file: each orig sentence is parsed once, however many files there are
+    todo = [(j, k) for j, cor in enumerate(cors) for k in range(len(origs)) if o_text[k] != cor[k]]
+    sents, edits = annotator.annotate_raw([origs[k] for _, k in todo], [cors[j][k] for j, k in todo])
+    results: list[dict] = [{} for _ in cors]
+    for (j, k), e in zip(todo, edits):
+        results[j][k] = e
     for k, orig in enumerate(origs):
         sent = sents.get(parser.key(orig))
         toks = sent.text if sent is not None else parser.tokens(orig)

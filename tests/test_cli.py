@@ -204,3 +204,17 @@ def test_m2_byte_identical_on_peet_conll14(tmp_path, shared_corpora):
     rc, out = run_ours(tmp_path, orig, [cor])
     assert rc == 0
     assert out.read_bytes() == run_errant(tmp_path, orig, [cor])
+
+
+def test_m2_parses_each_orig_once_for_several_corrected_files(nlp):
+    from peet_fast import Annotator
+    from peet_fast.m2 import m2_blocks
+
+    origs = ["This are good .", "He go home .", "Same here ."]
+    cors = [["This is good .", "He goes home .", "Same here ."],
+            ["These are good .", "He went home .", "Same there ."]]
+    ann = Annotator(nlp)
+    blocks = list(m2_blocks(ann, origs, cors))
+    assert len(blocks) == 3
+    distinct = {s for s in origs} | {c for cor in cors for c, o in zip(cor, origs) if c != o}
+    assert ann.parser.n_parsed == len(distinct)        # 3 origs + 5 changed corrections, each once
