@@ -240,7 +240,8 @@ def _add_predict(sub) -> None:
         "predict", help="predicted post-editing seconds for a features file (streaming, vectorized)",
         description="Apply a JSON PEET model to a features file written by `peet-fast featurize` (Parquet, or Arrow "
                     "IPC read memory-mapped), one record batch at a time: memory stays flat for any size.")
-    p.add_argument("--features", required=True, metavar="PATH", help="a .parquet or .arrow features file")
+    p.add_argument("--features", required=True, metavar="PATH",
+                   help="a .parquet or .arrow features file, or a sharded featurize job's directory")
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--out", metavar="PATH", help="write (sentence, seconds) to a .parquet or .arrow file")
     p.set_defaults(func=cmd_predict)
@@ -261,7 +262,7 @@ def cmd_predict(args) -> int:
 def cmd_m2(args) -> int:
     from peet_fast.m2 import write_m2
 
-    if args.batch_size < 1:
+    if args.batch_size < 1:         # before the (slow) reading of the inputs
         raise InputError("--batch-size", "must be at least 1")
     check_output(args.out)
     origs, *cors = read_parallel([args.orig, *args.cor])
