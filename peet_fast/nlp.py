@@ -28,6 +28,24 @@ def default_model_name() -> str:
 
 
 _PIPELINES: dict = {}
+_TAILS: dict = {}
+
+
+def tail_components(nlp):
+    """For a pipeline ending in attribute_ruler, lemmatizer (as en_core_web_sm does): the names to skip in
+    ``nlp.pipe`` and the callables that replace them (the compiled ruler, then spaCy's own lemmatizer); None when the
+    ruler cannot be compiled exactly or the pipeline has another shape."""
+    key = id(nlp)
+    if key in _TAILS and _TAILS[key][0] is nlp:
+        return _TAILS[key][1]
+    names = list(nlp.pipe_names)
+    tail = None
+    if names[-2:] == ["attribute_ruler", "lemmatizer"]:
+        ruler = CompiledAttributeRuler.compile(nlp.get_pipe("attribute_ruler"))
+        if ruler is not None:
+            tail = (["attribute_ruler", "lemmatizer"], [ruler, nlp.get_pipe("lemmatizer")])
+    _TAILS[key] = (nlp, tail)
+    return tail
 
 
 def load_pipeline(name: str | None = None):
@@ -55,10 +73,12 @@ class Parser:
     """Parses sentences into Sent token arrays, each distinct sentence once per call."""
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False,
-                 batch_size: int = DEFAULT_BATCH_SIZE):
+                 batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True):
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         self.nlp = nlp if nlp is not None else load_pipeline(spacy_model)
+        # (components to skip in nlp.pipe, callables to run after it) when the attribute_ruler can be compiled
+        self._tail = tail_components(self.nlp) if compiled_ruler else None
         self.tokenise = tokenise
         self.batch_size = batch_size
         self._attrs = _attrs()
@@ -105,6 +125,18 @@ class Parser:
 
         return Doc(self.nlp.vocab, text.split())
 
+    def pipe_docs(self, docs: Iterable) -> Iterable:
+        """The analysed Docs, in order: ``nlp.pipe`` in batches, with the attribute_ruler compiled when it can be
+        (the same token attributes as spaCy's component; see CompiledAttributeRuler)."""
+        if self._tail is None:
+            yield from self.nlp.pipe(docs, batch_size=self.batch_size)
+            return
+        skip, tail = self._tail
+        for doc in self.nlp.pipe(docs, batch_size=self.batch_size, disable=skip):
+            for component in tail:
+                doc = component(doc)
+            yield doc
+
     def parse(self, texts: Iterable[str]) -> dict[str, Sent]:
         """Parse each distinct text once; returns {key(text): Sent}."""
         todo: dict[str, str] = {}
@@ -122,7 +154,7 @@ class Parser:
             # stragglers); each Doc's analysis does not depend on its batch mates.
             keys = sorted(todo, key=len)
             docs = (self._make_doc(todo[k]) for k in keys)
-            for k, doc in zip(keys, self.nlp.pipe(docs, batch_size=self.batch_size)):
+            for k, doc in zip(keys, self.pipe_docs(docs)):
                 out[k] = self.doc_to_sent(doc)
             self.n_parsed += len(todo)
         return out
@@ -130,3 +162,148 @@ class Parser:
     def parse_list(self, texts: Sequence[str]) -> list[Sent]:
         sents = self.parse(texts)
         return [sents[self.key(t)] for t in texts]
+
+
+class CompiledAttributeRuler:
+    """An exact, table-driven stand-in for a pipeline's spaCy ``attribute_ruler``.
+
+    spaCy's AttributeRuler runs a Matcher over every Doc and then sets each matched token's attributes one Python call
+    at a time; in en_core_web_sm that is about a third of the whole parse. The rules themselves are simple: token
+    specs over TAG, LOWER, DEP and IS_SPACE (equality, IN, NOT_IN, REGEX), patterns of one or two tokens. This class
+    reads the ruler's own patterns and applies them with spaCy's semantics: every pattern is matched against the Doc
+    as it was before the ruler ran, matches are applied in the order (pattern number, start, end), so a later pattern
+    overrides an earlier one, and the attributes are written once per Doc with ``Doc.from_array``. A token's
+    single-token matches depend only on (TAG, LOWER, DEP, IS_SPACE), so they are computed once per distinct
+    combination. ``compile`` returns None when a ruler uses anything else (operators, other attributes, extension
+    attributes), and the caller keeps spaCy's component. Tests compare every token attribute with spaCy's own
+    pipeline on real corpora."""
+
+    _SPEC_ATTRS = ("TAG", "LOWER", "DEP", "IS_SPACE")
+    _SET_ATTRS = ("POS", "TAG", "MORPH", "LEMMA", "DEP")
+
+    def __init__(self, vocab, specs, entries):
+        from spacy.attrs import DEP, IS_SPACE, LEMMA, LOWER, MORPH, POS, TAG
+
+        self.vocab = vocab
+        self.specs = specs          # [(attr name, op, value)] conjunctions; op in eq/in/not_in/regex/bool
+        self.entries = entries      # [(order, [spec ids], target index, {column: value})]
+        self.single = [e for e in entries if len(e[1]) == 1]
+        self.multi = [e for e in entries if len(e[1]) > 1]
+        self.read_attrs = [TAG, LOWER, DEP, IS_SPACE]
+        self.write_attrs = [POS, TAG, MORPH, LEMMA, DEP]
+        self._cache: dict = {}
+
+    @classmethod
+    def compile(cls, ruler) -> "CompiledAttributeRuler | None":
+        """Compile a spaCy AttributeRuler, or None if it uses anything this class does not implement exactly."""
+        import re
+
+        from spacy.attrs import DEP, LEMMA, MORPH, POS, TAG
+
+        columns = {POS: 0, TAG: 1, MORPH: 2, LEMMA: 3, DEP: 4}
+        strings = ruler.vocab.strings
+        spec_ids: dict = {}
+        specs: list = []
+        entries: list = []
+        try:
+            raw = ruler.patterns
+        except Exception:
+            return None
+        if len(raw) != len(ruler.attrs):
+            return None
+        for order, (entry, attrs, index) in enumerate(zip(raw, ruler.attrs, ruler.indices)):
+            if set(attrs) - set(columns):
+                return None
+            values = {columns[a]: int(v) for a, v in attrs.items()}
+            for pattern in entry["patterns"]:
+                if not isinstance(pattern, list) or not pattern:
+                    return None
+                ids = []
+                for token_spec in pattern:
+                    conds = []
+                    for name, want in token_spec.items():
+                        if name not in cls._SPEC_ATTRS:
+                            return None
+                        if name == "IS_SPACE":
+                            if not isinstance(want, bool):
+                                return None
+                            conds.append((name, "bool", want))
+                        elif isinstance(want, str):
+                            conds.append((name, "eq", strings.as_int(want) if want else 0))
+                        elif isinstance(want, dict) and len(want) == 1:
+                            (op, arg), = want.items()
+                            if op in ("IN", "NOT_IN") and isinstance(arg, list) and all(isinstance(a, str) for a in arg):
+                                conds.append((name, op.lower(), frozenset(strings.as_int(a) if a else 0 for a in arg)))
+                            elif op == "REGEX" and isinstance(arg, str):
+                                conds.append((name, "regex", re.compile(arg)))
+                            else:
+                                return None
+                        else:
+                            return None
+                    key = tuple(sorted(conds, key=repr))
+                    if key not in spec_ids:
+                        spec_ids[key] = len(specs)
+                        specs.append(key)
+                    ids.append(spec_ids[key])
+                target = index if index >= 0 else len(ids) + index
+                if not 0 <= target < len(ids):
+                    return None
+                entries.append((order, ids, target, values))
+        return cls(ruler.vocab, specs, entries)
+
+    def _token_info(self, key) -> tuple:
+        """For a token with these (TAG, LOWER, DEP, IS_SPACE) values: the ids of the token specs it satisfies, and
+        the single-token entries it matches as (pattern number, values)."""
+        got = self._cache.get(key)
+        if got is None:
+            values = dict(zip(self._SPEC_ATTRS, key))
+            strings = self.vocab.strings
+            ok = set()
+            for i, conds in enumerate(self.specs):
+                for name, op, want in conds:
+                    have = values[name]
+                    if op == "eq":
+                        hit = have == want
+                    elif op == "in":
+                        hit = have in want
+                    elif op == "not_in":
+                        hit = have not in want
+                    elif op == "bool":
+                        hit = bool(have) == want
+                    else:
+                        hit = want.search(strings[have] if have else "") is not None
+                    if not hit:
+                        break
+                else:
+                    ok.add(i)
+            singles = tuple((order, values) for order, ids, _, values in self.single if ids[0] in ok)
+            got = (frozenset(ok), singles)
+            if len(self._cache) >= 500_000:   # bounded on open-ended corpora
+                self._cache.clear()
+            self._cache[key] = got
+        return got
+
+    def __call__(self, doc):
+        import numpy
+
+        n = len(doc)
+        if not n:
+            return doc
+        keys = doc.to_array(self.read_attrs).tolist()
+        info = [self._token_info(tuple(k)) for k in keys]
+        matched = [m for m, _ in info]
+        hits = [(order, i, i + 1, i, values) for i, (_, singles) in enumerate(info) for order, values in singles]
+        for order, ids, target, values in self.multi:
+            width = len(ids)
+            for s in range(n - width + 1):
+                if all(ids[j] in matched[s + j] for j in range(width)):
+                    hits.append((order, s, s + width, s + target, values))
+        if not hits:
+            return doc
+        hits.sort(key=lambda h: h[:3])
+        out = doc.to_array(self.write_attrs)
+        for _, _, _, i, values in hits:
+            for col, v in values.items():
+                out[i, col] = v
+        doc.from_array(self.write_attrs, out.astype(numpy.uint64, copy=False))
+        return doc
