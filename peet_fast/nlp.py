@@ -33,17 +33,18 @@ _TAILS: dict = {}
 
 def tail_components(nlp):
     """For a pipeline ending in attribute_ruler, lemmatizer (as en_core_web_sm does): the names to skip in
-    ``nlp.pipe`` and the callables that replace them (the compiled ruler, then spaCy's own lemmatizer); None when the
-    ruler cannot be compiled exactly or the pipeline has another shape."""
+    ``nlp.pipe`` and the callables that replace them (the compiled ruler, which also lemmatizes through spaCy's own
+    lemmatizer); None when the ruler or lemmatizer cannot be compiled exactly or the pipeline has another shape.
+    Compiled once per pipeline instance."""
     key = id(nlp)
     if key in _TAILS and _TAILS[key][0] is nlp:
         return _TAILS[key][1]
     names = list(nlp.pipe_names)
     tail = None
     if names[-2:] == ["attribute_ruler", "lemmatizer"]:
-        ruler = CompiledAttributeRuler.compile(nlp.get_pipe("attribute_ruler"))
+        ruler = CompiledAttributeRuler.compile(nlp.get_pipe("attribute_ruler"), nlp.get_pipe("lemmatizer"))
         if ruler is not None:
-            tail = (["attribute_ruler", "lemmatizer"], [ruler, nlp.get_pipe("lemmatizer")])
+            tail = (["attribute_ruler", "lemmatizer"], [ruler])
     _TAILS[key] = (nlp, tail)
     return tail
 
@@ -165,7 +166,8 @@ class Parser:
 
 
 class CompiledAttributeRuler:
-    """An exact, table-driven stand-in for a pipeline's spaCy ``attribute_ruler``.
+    """An exact, table-driven stand-in for a pipeline's spaCy ``attribute_ruler`` (and, optionally, the rule
+    lemmatizer after it).
 
     spaCy's AttributeRuler runs a Matcher over every Doc and then sets each matched token's attributes one Python call
     at a time; in en_core_web_sm that is about a third of the whole parse. The rules themselves are simple: token
@@ -175,26 +177,44 @@ class CompiledAttributeRuler:
     overrides an earlier one, and the attributes are written once per Doc with ``Doc.from_array``. A token's
     single-token matches depend only on (TAG, LOWER, DEP, IS_SPACE), so they are computed once per distinct
     combination. ``compile`` returns None when a ruler uses anything else (operators, other attributes, extension
-    attributes), and the caller keeps spaCy's component. Tests compare every token attribute with spaCy's own
-    pipeline on real corpora."""
+    attributes), and the caller keeps spaCy's component.
+
+    With ``lemmatizer`` (spaCy's rule Lemmatizer, not overwriting), tokens the ruler left without a lemma get
+    ``lemmatizer.lemmatize(token)[0]``, as spaCy's component does; that is a function of (ORTH, POS, MORPH) -- the key
+    of spaCy's own lemma cache -- so it is computed once per distinct key. Tests compare every token attribute with
+    spaCy's own pipeline on real corpora."""
 
     _SPEC_ATTRS = ("TAG", "LOWER", "DEP", "IS_SPACE")
-    _SET_ATTRS = ("POS", "TAG", "MORPH", "LEMMA", "DEP")
 
-    def __init__(self, vocab, specs, entries):
-        from spacy.attrs import DEP, IS_SPACE, LEMMA, LOWER, MORPH, POS, TAG
+    def __init__(self, vocab, specs, entries, lemmatizer=None):
+        from spacy.attrs import DEP, IS_SPACE, LEMMA, LOWER, MORPH, ORTH, POS, TAG
 
         self.vocab = vocab
-        self.specs = specs          # [(attr name, op, value)] conjunctions; op in eq/in/not_in/regex/bool
+        self.specs = specs          # [((attr name, op, value), ...)] conjunctions; op in eq/in/not_in/regex/bool
         self.entries = entries      # [(order, [spec ids], target index, {column: value})]
         self.single = [e for e in entries if len(e[1]) == 1]
         self.multi = [e for e in entries if len(e[1]) > 1]
-        self.read_attrs = [TAG, LOWER, DEP, IS_SPACE]
+        self.lemmatizer = lemmatizer
+        self.read_attrs = [TAG, LOWER, DEP, IS_SPACE, ORTH]
         self.write_attrs = [POS, TAG, MORPH, LEMMA, DEP]
         self._cache: dict = {}
+        self._lemmas: dict = {}
+        # candidate specs per token: those keyed on the token's LOWER, on its TAG, and the rest
+        self._by = {"LOWER": {}, "TAG": {}}
+        self._other: list = []
+        for i, conds in enumerate(specs):
+            for name in ("LOWER", "TAG"):
+                keyed = [c for c in conds if c[0] == name and c[1] in ("eq", "in")]
+                if keyed:
+                    _, op, want = keyed[0]
+                    for v in ([want] if op == "eq" else want):
+                        self._by[name].setdefault(v, []).append(i)
+                    break
+            else:
+                self._other.append(i)
 
     @classmethod
-    def compile(cls, ruler) -> "CompiledAttributeRuler | None":
+    def compile(cls, ruler, lemmatizer=None) -> "CompiledAttributeRuler | None":
         """Compile a spaCy AttributeRuler, or None if it uses anything this class does not implement exactly."""
         import re
 
@@ -249,61 +269,89 @@ class CompiledAttributeRuler:
                 if not 0 <= target < len(ids):
                     return None
                 entries.append((order, ids, target, values))
-        return cls(ruler.vocab, specs, entries)
+        if lemmatizer is not None:
+            if (getattr(lemmatizer, "mode", None) != "rule" or getattr(lemmatizer, "overwrite", True)
+                    or not hasattr(lemmatizer, "lemmatize")):
+                return None
+            if not getattr(lemmatizer, "_validated", True):
+                from spacy.errors import Errors
+
+                lemmatizer._validate_tables(Errors.E1004)
+        return cls(ruler.vocab, specs, entries, lemmatizer)
+
+    def _satisfies(self, i: int, values: dict) -> bool:
+        for name, op, want in self.specs[i]:
+            have = values[name]
+            if op == "eq":
+                hit = have == want
+            elif op == "in":
+                hit = have in want
+            elif op == "not_in":
+                hit = have not in want
+            elif op == "bool":
+                hit = bool(have) == want
+            else:
+                hit = want.search(self.vocab.strings[have] if have else "") is not None
+            if not hit:
+                return False
+        return True
 
     def _token_info(self, key) -> tuple:
-        """For a token with these (TAG, LOWER, DEP, IS_SPACE) values: the ids of the token specs it satisfies, and
-        the single-token entries it matches as (pattern number, values)."""
+        """For a token with these (TAG, LOWER, DEP, IS_SPACE) values: the ids of the token specs it satisfies, the
+        single-token entries it matches as (pattern number, values), and the multi-token entries whose first spec
+        it satisfies."""
         got = self._cache.get(key)
         if got is None:
             values = dict(zip(self._SPEC_ATTRS, key))
-            strings = self.vocab.strings
-            ok = set()
-            for i, conds in enumerate(self.specs):
-                for name, op, want in conds:
-                    have = values[name]
-                    if op == "eq":
-                        hit = have == want
-                    elif op == "in":
-                        hit = have in want
-                    elif op == "not_in":
-                        hit = have not in want
-                    elif op == "bool":
-                        hit = bool(have) == want
-                    else:
-                        hit = want.search(strings[have] if have else "") is not None
-                    if not hit:
-                        break
-                else:
-                    ok.add(i)
-            singles = tuple((order, values) for order, ids, _, values in self.single if ids[0] in ok)
-            got = (frozenset(ok), singles)
+            candidates = (self._by["LOWER"].get(values["LOWER"], []) + self._by["TAG"].get(values["TAG"], [])
+                          + self._other)
+            ok = frozenset(i for i in candidates if self._satisfies(i, values))
+            singles = tuple((order, vals) for order, ids, _, vals in self.single if ids[0] in ok)
+            starts = tuple(e for e in self.multi if e[1][0] in ok)
+            got = (ok, singles, starts)
             if len(self._cache) >= 500_000:   # bounded on open-ended corpora
                 self._cache.clear()
             self._cache[key] = got
         return got
 
     def __call__(self, doc):
-        import numpy
-
         n = len(doc)
         if not n:
             return doc
-        keys = doc.to_array(self.read_attrs).tolist()
-        info = [self._token_info(tuple(k)) for k in keys]
-        matched = [m for m, _ in info]
-        hits = [(order, i, i + 1, i, values) for i, (_, singles) in enumerate(info) for order, values in singles]
-        for order, ids, target, values in self.multi:
-            width = len(ids)
-            for s in range(n - width + 1):
-                if all(ids[j] in matched[s + j] for j in range(width)):
-                    hits.append((order, s, s + width, s + target, values))
-        if not hits:
-            return doc
-        hits.sort(key=lambda h: h[:3])
+        rows = doc.to_array(self.read_attrs).tolist()
+        info = [self._token_info((r[0], r[1], r[2], r[3])) for r in rows]
+        hits = [(order, i, i + 1, i, vals) for i, (_, singles, _) in enumerate(info) for order, vals in singles]
+        for s, (_, _, starts) in enumerate(info):
+            for order, ids, target, vals in starts:
+                width = len(ids)
+                if s + width <= n and all(ids[j] in info[s + j][0] for j in range(1, width)):
+                    hits.append((order, s, s + width, s + target, vals))
         out = doc.to_array(self.write_attrs)
-        for _, _, _, i, values in hits:
-            for col, v in values.items():
-                out[i, col] = v
-        doc.from_array(self.write_attrs, out.astype(numpy.uint64, copy=False))
+        if hits:
+            hits.sort(key=lambda h: h[:3])
+            for _, _, _, i, vals in hits:
+                for col, v in vals.items():
+                    out[i, col] = v
+        lem = self.lemmatizer
+        missing = []
+        if lem is not None:
+            lemmas = self._lemmas
+            for i in range(n):
+                if out[i, 3] == 0:
+                    got = lemmas.get((rows[i][4], out[i, 0], out[i, 2]))
+                    if got is None:
+                        missing.append(i)
+                    else:
+                        out[i, 3] = got
+        if hits or lem is not None:
+            doc.from_array(self.write_attrs, out)
+        if missing:
+            strings = self.vocab.strings
+            if len(self._lemmas) >= 500_000:
+                self._lemmas.clear()
+            for i in missing:
+                token = doc[i]
+                h = strings.add(lem.lemmatize(token)[0])
+                token.lemma = h
+                self._lemmas[(rows[i][4], out[i, 0], out[i, 2])] = h
         return doc

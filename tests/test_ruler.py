@@ -88,6 +88,15 @@ def test_fixture_sentences_match_spacy(nlp):
     assert_same(nlp, fixture_texts())
 
 
+def test_warm_caches_give_the_same_attributes(nlp):
+    # the second pass over the same sentences hits the per-token and lemma caches of the compiled stand-in
+    texts = SPECIAL + fixture_texts()[:200]
+    first = [doc_arrays(d) for d in compiled_docs(nlp, texts, False)]
+    second = [doc_arrays(d) for d in compiled_docs(nlp, texts, False)]
+    want = [doc_arrays(d) for d in spacy_docs(nlp, texts, False)]
+    assert all(np.array_equal(a, b) and np.array_equal(a, c) for a, b, c in zip(first, second, want))
+
+
 def test_tokeniser_mode_with_whitespace_tokens_matches_spacy(nlp):
     # spaCy's tokenizer makes whitespace tokens of repeated spaces and newlines: the IS_SPACE rules (TAG _SP, DEP dep)
     raw = [line.split("\t")[0] for line in (FIXTURES / "tok_pairs.tsv").read_text(encoding="utf-8").splitlines()]
