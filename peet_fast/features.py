@@ -43,9 +43,38 @@ EDIT_FEATURES = {
 FEATURE_SETS = tuple(EDIT_FEATURES)
 
 
-def feature_names(feature_set: str) -> tuple[str, ...]:
+# Source modes: "mo-trg" (edits MO -> TRG, the features above) or "src-mo-trg": with A = the edits SRC -> MO and
+# C = the edits SRC -> TRG, an edit of A not in C is *incorrect* (the tool changed what the editor left or changed
+# differently) and an edit of C not in A is *ignored* (the editor's correction the tool missed). Both are edits of SRC,
+# so an edit's identity is (o_start, o_end, corrected tokens) on SRC; its label is its own type, its weight its span
+# in SRC tokens (1 for an insertion). Per edit feature of the set (NONE excepted): `incorrect:<f>` and `ignored:<f>`,
+# then `correct` (1 when there is neither an incorrect nor an ignored edit); the sentence features are NumWordsS
+# (words of MO), NumWordsT (words of TRG) and NumEditedWords (summed weights of the incorrect and ignored edits).
+SOURCE_MODES = ("mo-trg", "src-mo-trg")
+SRC_KINDS = ("incorrect", "ignored")
+CORRECT = "correct"
+# 0/1 indicator features (explain leaves them unstandardized)
+BINARY_FEATURES = ("NONE", CORRECT)
+
+
+def edit_feature_names(feature_set: str, source_mode: str = "mo-trg") -> tuple[str, ...]:
+    """The edit features of a set in a source mode, in canonical order."""
+    edits = EDIT_FEATURES[_check_set(feature_set)]
+    if _check_mode(source_mode) == "mo-trg":
+        return edits
+    kinds = [f for f in edits if f != "NONE"]
+    return tuple(f"{k}:{f}" for k in SRC_KINDS for f in kinds) + (CORRECT,)
+
+
+def feature_names(feature_set: str, source_mode: str = "mo-trg") -> tuple[str, ...]:
     """All features of a set, in canonical order: its edit features, then the sentence features."""
-    return EDIT_FEATURES[_check_set(feature_set)] + SENTENCE_FEATURES
+    return edit_feature_names(feature_set, source_mode) + SENTENCE_FEATURES
+
+
+def _check_mode(source_mode: str) -> str:
+    if source_mode not in SOURCE_MODES:
+        raise ValueError(f"unknown source mode {source_mode!r}; choose from: {', '.join(SOURCE_MODES)}")
+    return source_mode
 
 
 def _check_set(feature_set: str) -> str:
@@ -124,6 +153,56 @@ def featurize(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str
         return {name: col[inverse] for name, col in cols.items()}
     pair, o_start, o_end, label = annotator.edit_arrays(mo, trg, LABEL_IDS)
     return count_features(EditArrays(len(mo), pair, o_start, o_end, label), feature_set, mo, trg)
+
+
+def featurize_src(annotator, src: Sequence[str], mo: Sequence[str], trg: Sequence[str],
+                  feature_set: str = "small") -> dict:
+    """Feature columns (name -> int32 array, canonical order) of the src-mo-trg mode for the triples
+    (src[k], mo[k], trg[k]): incorrect edits (SRC -> MO, not SRC -> TRG), ignored edits (SRC -> TRG, not SRC -> MO),
+    `correct`, and the sentence features (see SOURCE_MODES). Every distinct sentence is parsed once."""
+    _check_set(feature_set)
+    if not len(src) == len(mo) == len(trg):
+        raise ValueError(f"src, mo and trg differ in length ({len(src)}, {len(mo)}, {len(trg)})")
+    index: dict = {}
+    inverse = np.fromiter((index.setdefault(t, len(index)) for t in zip(src, mo, trg)), dtype=np.int64,
+                          count=len(mo))
+    if len(index) < len(mo):
+        u_src, u_mo, u_trg = ([t[i] for t in index] for i in range(3))
+        cols = featurize_src(annotator, u_src, u_mo, u_trg, feature_set)
+        return {name: col[inverse] for name, col in cols.items()}
+    n = len(mo)
+    _, edits = annotator.annotate_raw(list(src) + list(src), list(mo) + list(trg))
+    found = {kind: ([], [], [], []) for kind in SRC_KINDS}
+    for k in range(n):
+        a, c = edits[k], edits[n + k]
+        for kind, mine, other in (("incorrect", a, c), ("ignored", c, a)):
+            other_keys = {(e[0], e[1], e[5]) for e in other}
+            arrs = found[kind]
+            for e in mine:
+                if (e[0], e[1], e[5]) not in other_keys:
+                    for arr, v in zip(arrs, (k, e[0], e[1], LABEL_IDS[e[6]])):
+                        arr.append(v)
+    counted, column = label_maps(feature_set)
+    names = EDIT_FEATURES[feature_set]
+    cols: dict = {}
+    edited_total = np.zeros(n, dtype=np.int32)
+    for kind in SRC_KINDS:
+        pair, o_start, o_end, label = (np.array(a, dtype=np.int32) for a in found[kind])
+        X, edited, unlisted = count_edits(n, pair, o_start, o_end, label, counted, column, len(names), -1)
+        if unlisted.any():
+            k = int(np.flatnonzero(unlisted)[0])
+            labs = sorted({LABELS[lab] for p, lab in zip(pair, label) if p == k and column[lab] < 0 and counted[lab]})
+            raise FeatureError(f"triple {k}: {kind} edit label(s) {', '.join(labs)} have no column in the "
+                               f"{feature_set!r} feature set (whitespace tokens from spaCy's tokenizer?)")
+        for j, f in enumerate(names):
+            if f != "NONE":
+                cols[f"{kind}:{f}"] = X[:, j]
+        edited_total += edited
+    cols[CORRECT] = (edited_total == 0).astype(np.int32)
+    cols["NumWordsS"] = np.fromiter((len(s.split()) for s in mo), dtype=np.int32, count=n)
+    cols["NumWordsT"] = np.fromiter((len(s.split()) for s in trg), dtype=np.int32, count=n)
+    cols["NumEditedWords"] = edited_total
+    return {name: cols[name] for name in feature_names(feature_set, "src-mo-trg")}
 
 
 SCHEMA_VERSION = "1"

@@ -94,12 +94,13 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
 
         cols = rows["columns"]
         n_h = len(cols) - spec.n_refs
-        tables = [sentence_table(state.model, spec.system_names, ch)
+        contrib = bool(spec.extra.get("contributions", False))
+        tables = [sentence_table(state.model, spec.system_names, ch, contrib)
                   for ch in score_chunks(state.annotator, state.model, cols[:n_h], cols[n_h:], offset=shard.start)]
         table = pa.concat_tables(tables) if tables else None
         if table is None:
             from peet_fast.scoring import sentence_schema
-            table = sentence_schema(state.model).empty_table()
+            table = sentence_schema(state.model, contrib).empty_table()
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
     path = os.path.join(out_dir, shard_file(shard.index))

@@ -5,7 +5,9 @@ A model file is JSON only (never pickle: loading a pickle runs code). Format ver
     {"format": "peet-fast-model", "format_version": 1, "name": str, "feature_set": "small"|"medium"|"large",
      "features": [names, a subsequence of the set's canonical feature order], "coefficients": [numbers, one per feature],
      "intercept": number, "standardization": null | {"mean": [...], "scale": [...]}, "unit": "seconds",
-     "estimator": {"type": "ridge"|"svr", ...} (optional), "provenance": str | object (optional)}
+     "estimator": {"type": "ridge"|"svr", ...} (optional), "provenance": str | object (optional),
+     "source_mode": "mo-trg"|"src-mo-trg" (optional, default "mo-trg": which features the model reads, see
+     features.SOURCE_MODES), "training": object (optional, written by `peet-fast train`, see TRAINING_KEYS)}
 
 prediction = intercept + sum_k coefficient_k * (x_k - mean_k) / scale_k   (mean 0, scale 1 without standardization)
 """
@@ -20,13 +22,22 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from peet_fast.features import FEATURE_SETS, feature_names
+from peet_fast.features import FEATURE_SETS, SOURCE_MODES, feature_names
 
 FORMAT = "peet-fast-model"
 FORMAT_VERSION = 1
 PUBLISHED = "peet_published.json"
 _REQUIRED = ("format", "format_version", "name", "feature_set", "features", "coefficients", "intercept", "unit")
-_OPTIONAL = ("standardization", "estimator", "provenance")
+_OPTIONAL = ("standardization", "estimator", "provenance", "source_mode", "training")
+# The training record written by `peet-fast train` (every key optional; types checked, unknown keys refused):
+# counts are non-negative integers; max_time, test_fraction finite numbers; metrics {name: {"mean", "sd"}} (numbers or
+# null when undefined); feature_mean / feature_std one finite number per feature (std >= 0): the features' mean and
+# standard deviation over the training data, which `peet-fast explain` uses when not given data.
+TRAINING_COUNTS = ("rows_read", "rows_over_max_time", "duplicates_merged", "rows", "train_rows", "test_rows", "seed",
+                   "repeats")
+TRAINING_NUMBERS = ("max_time", "test_fraction")
+TRAINING_KEYS = ("data",) + TRAINING_COUNTS + TRAINING_NUMBERS + ("metrics", "feature_mean", "feature_std")
+METRICS = ("pearson", "spearman", "mae")
 
 
 class ModelError(ValueError):
@@ -46,6 +57,8 @@ class Model:
     estimator: dict = field(default_factory=dict)
     provenance: Any = None
     source: str = "<memory>"
+    source_mode: str = "mo-trg"
+    training: dict | None = None
 
     def __post_init__(self):
         _validate(self.to_json(), self.source)
@@ -71,6 +84,17 @@ class Model:
             y += tmp
         return y
 
+    def contributions(self, columns: Mapping[str, Any]) -> dict:
+        """Each feature's share of the prediction, name -> float64 array: coefficient * feature (with
+        standardization: coefficient * (feature - mean) / scale); intercept + their sum = predict(columns)."""
+        out = {}
+        for k, name in enumerate(self.features):
+            x = np.asarray(columns[name], dtype=np.float64)
+            if self.mean is not None:
+                x = (x - self.mean[k]) / self.scale[k]
+            out[name] = x * self.coefficients[k]
+        return out
+
     # --- (de)serialisation ---------------------------------------------------------------------------------------
     def to_json(self) -> dict:
         d = {"format": FORMAT, "format_version": FORMAT_VERSION, "name": self.name, "feature_set": self.feature_set,
@@ -83,6 +107,10 @@ class Model:
             d["estimator"] = self.estimator
         if self.provenance is not None:
             d["provenance"] = self.provenance
+        if self.source_mode != "mo-trg":
+            d["source_mode"] = self.source_mode
+        if self.training is not None:
+            d["training"] = self.training
         return d
 
     def save(self, path: str | os.PathLike) -> None:
@@ -119,13 +147,16 @@ def _validate(d: Any, source: str) -> None:
     fs = d["feature_set"]
     if fs not in FEATURE_SETS:
         _fail(source, f"unknown feature_set {fs!r}; expected one of: {', '.join(FEATURE_SETS)}")
+    mode = d.get("source_mode", "mo-trg")
+    if mode not in SOURCE_MODES:
+        _fail(source, f"unknown source_mode {mode!r}; expected one of: {', '.join(SOURCE_MODES)}")
     feats = d["features"]
     if not isinstance(feats, list) or not feats or not all(isinstance(f, str) for f in feats):
         _fail(source, "features must be a non-empty list of feature names")
-    canon = feature_names(fs)
+    canon = feature_names(fs, mode)
     unknown_f = [f for f in feats if f not in canon]
     if unknown_f:
-        _fail(source, f"unknown feature(s) for the {fs!r} set: {', '.join(unknown_f)} "
+        _fail(source, f"unknown feature(s) for the {fs!r} set ({mode}): {', '.join(unknown_f)} "
                       f"(known: {', '.join(canon)})")
     if len(set(feats)) != len(feats):
         _fail(source, "features lists a feature more than once")
@@ -152,6 +183,42 @@ def _validate(d: Any, source: str) -> None:
         _fail(source, f"unit must be 'seconds', not {d['unit']!r}")
     if "estimator" in d and not (isinstance(d["estimator"], dict) and isinstance(d["estimator"].get("type"), str)):
         _fail(source, "estimator must be an object with a 'type' string")
+    if d.get("training") is not None:
+        _validate_training(d["training"], len(feats), source)
+
+
+def _count(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+def _validate_training(t: Any, n_features: int, source: str) -> None:
+    if not isinstance(t, dict):
+        _fail(source, "training must be null or an object")
+    unknown = sorted(set(t) - set(TRAINING_KEYS))
+    if unknown:
+        _fail(source, f"unknown training key(s): {', '.join(unknown)}")
+    if "data" in t and not isinstance(t["data"], str):
+        _fail(source, "training.data must be a string")
+    for key in TRAINING_COUNTS:
+        if key in t and not _count(t[key]):
+            _fail(source, f"training.{key} must be a non-negative integer")
+    for key in TRAINING_NUMBERS:
+        if key in t and not _number(t[key]):
+            _fail(source, f"training.{key} must be a finite number")
+    if "metrics" in t:
+        m = t["metrics"]
+        if not isinstance(m, dict) or set(m) - set(METRICS):
+            _fail(source, f"training.metrics must be an object with keys among {', '.join(METRICS)}")
+        for name, v in m.items():
+            if not isinstance(v, dict) or set(v) != {"mean", "sd"} or \
+                    not all(x is None or _number(x) for x in v.values()):
+                _fail(source, f"training.metrics.{name} must be {{\"mean\": number|null, \"sd\": number|null}}")
+    for key in ("feature_mean", "feature_std"):
+        v = t.get(key)
+        if key in t and (not isinstance(v, list) or len(v) != n_features or not all(_number(x) for x in v)):
+            _fail(source, f"training.{key} must be a list of {n_features} finite numbers, one per feature")
+    if "feature_std" in t and any(x < 0 for x in t["feature_std"]):
+        _fail(source, "training.feature_std must be non-negative")
 
 
 def from_json(d: Any, source: str = "<memory>") -> Model:
@@ -162,7 +229,8 @@ def from_json(d: Any, source: str = "<memory>") -> Model:
                  coefficients=np.array(d["coefficients"], dtype=np.float64), intercept=float(d["intercept"]),
                  mean=None if st is None else np.array(st["mean"], dtype=np.float64),
                  scale=None if st is None else np.array(st["scale"], dtype=np.float64),
-                 unit=d["unit"], estimator=d.get("estimator") or {}, provenance=d.get("provenance"), source=source)
+                 unit=d["unit"], estimator=d.get("estimator") or {}, provenance=d.get("provenance"), source=source,
+                 source_mode=d.get("source_mode", "mo-trg"), training=d.get("training"))
 
 
 def load_model(path: str | os.PathLike | None = None) -> Model:
@@ -187,6 +255,13 @@ def load_model(path: str | os.PathLike | None = None) -> Model:
     return from_json(d, path)
 
 
+def check_source_mode(model: Model, mode: str, where: str) -> None:
+    """Refuse to apply a model to features of another source mode (e.g. a src-mo-trg model to MO -> TRG pairs)."""
+    if model.source_mode != mode:
+        raise ModelError(f"{model.source}: model {model.name!r} was trained on {model.source_mode} features, but "
+                         f"{where} gives {mode} features")
+
+
 def predict_file(model: Model, features_path: str | os.PathLike, out_path: str | os.PathLike | None = None,
                  batch_rows: int = 1 << 16) -> tuple[int, float]:
     """Stream a features file (Parquet, or memory-mapped Arrow IPC) through the model, one record batch at a time,
@@ -199,6 +274,7 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
     schema, _ = iter_table_batches(path)
     meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
     fs = meta.get("peet_fast.feature_set")
+    check_source_mode(model, meta.get("peet_fast.source_mode", "mo-trg"), path)
     if fs is not None and fs != model.feature_set:
         raise ModelError(f"{model.source}: model uses the {model.feature_set!r} feature set, but {path} holds "
                          f"{fs!r} features")

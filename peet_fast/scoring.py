@@ -14,7 +14,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from peet_fast.features import feature_names, featurize
-from peet_fast.model import Model
+from peet_fast.model import Model, check_source_mode
 
 DEFAULT_CHUNK = 2048
 
@@ -45,6 +45,7 @@ def system_name(path: str) -> str:
 def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
                  chunk: int = DEFAULT_CHUNK, offset: int = 0) -> Iterator[Chunk]:
     """Per-sentence results, chunk by chunk; sentence numbers start at `offset`."""
+    check_source_mode(model, "mo-trg", "score (MO -> TRG pairs)")
     n = len(refs[0]) if refs else 0
     S, R = len(hyps), len(refs)
     names = feature_names(model.feature_set)
@@ -90,16 +91,20 @@ def rank(scores: Sequence[SystemScore]) -> list[SystemScore]:
     return sorted(scores, key=lambda s: (s.peet, s.name))
 
 
-def sentence_schema(model: Model):
+def sentence_schema(model: Model, contributions: bool = False):
+    """Columns: system, sentence, reference, the set's features, seconds; with contributions, then one
+    `contrib:<feature>` (float64) per model feature: its share of seconds (seconds = intercept + their sum)."""
     import pyarrow as pa
 
     fields = [pa.field("system", pa.string()), pa.field("sentence", pa.int64()), pa.field("reference", pa.int32())]
     fields += [pa.field(name, pa.int32()) for name in feature_names(model.feature_set)]
     fields += [pa.field("seconds", pa.float64())]
+    if contributions:
+        fields += [pa.field(f"contrib:{name}", pa.float64()) for name in model.features]
     return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.model": model.name})
 
 
-def sentence_table(model: Model, names: Sequence[str], ch: Chunk):
+def sentence_table(model: Model, names: Sequence[str], ch: Chunk, contributions: bool = False):
     """The per-sentence rows of a chunk as an Arrow table (system-major order)."""
     import pyarrow as pa
 
@@ -112,4 +117,8 @@ def sentence_table(model: Model, names: Sequence[str], ch: Chunk):
     for name in feature_names(model.feature_set):
         cols[name] = pa.array(ch.features[name].reshape(-1))
     cols["seconds"] = pa.array(ch.seconds.reshape(-1))
-    return pa.table(cols, schema=sentence_schema(model))
+    if contributions:
+        shares = model.contributions({name: ch.features[name].reshape(-1) for name in model.features})
+        for name in model.features:
+            cols[f"contrib:{name}"] = pa.array(shares[name])
+    return pa.table(cols, schema=sentence_schema(model, contributions))

@@ -35,6 +35,7 @@ class Source:
     kind: str
     paths: tuple[str, ...]
     columns: dict = field(default_factory=lambda: {"mo": "mo", "trg": "trg", "id": "id"})
+    extra: tuple[str, ...] = ()    # tables: more columns to read as they are (e.g. time, src), see read_shard
 
     def fingerprint(self) -> str:
         """Identifies the inputs (paths, sizes, modification times, column names) for the resume manifest."""
@@ -202,7 +203,9 @@ def _decode_lines(path: str, shard: Shard, lo: int, hi: int, first_line: int) ->
 
 def read_shard(source: Source, shard: Shard) -> dict:
     """The rows of one shard: {"id": list, "columns": [list of str per text file]} for text sources, or
-    {"id": list, "mo": list, "trg": list} for tables."""
+    {"id": list, "mo": list, "trg": list, "extra": {name: list}} for tables. The extra columns (source.extra) are
+    returned unvalidated, one value per row: TSV field strings, JSON values (None where a row lacks the field),
+    Parquet values (None for nulls); an extra column missing from a TSV header or Parquet schema is left out."""
     if source.kind == "text":
         cols = [_decode_lines(p, shard, lo, hi, shard.start + 1) for p, (lo, hi) in zip(source.paths, shard.offsets)]
         return {"id": list(range(shard.start, shard.stop)), "columns": cols}
@@ -210,7 +213,7 @@ def read_shard(source: Source, shard: Shard) -> dict:
     kind = table_kind(path)
     c_mo, c_trg, c_id = source.columns["mo"], source.columns["trg"], source.columns.get("id")
     if kind == "parquet":
-        return _read_parquet_shard(path, shard, c_mo, c_trg, c_id)
+        return _read_parquet_shard(path, shard, c_mo, c_trg, c_id, source.extra)
     skip = 1 if kind == "tsv" else 0
     lo, hi = shard.offsets[0]
     lines = _decode_lines(path, shard, lo, hi, shard.start + 1 + skip)
@@ -223,6 +226,8 @@ def read_shard(source: Source, shard: Shard) -> dict:
             raise InputError(path, f"missing column(s) {', '.join(missing)} in the header (columns: {names})", 1)
         i_mo, i_trg = names.index(c_mo), names.index(c_trg)
         i_id = names.index(c_id) if c_id in names else None
+        extra = {c: [] for c in source.extra if c in names}
+        i_extra = [(names.index(c), extra[c]) for c in extra]
         for k, line in enumerate(lines):
             f = line.split("\t")
             if len(f) != len(names):
@@ -231,7 +236,10 @@ def read_shard(source: Source, shard: Shard) -> dict:
             mo.append(f[i_mo])
             trg.append(f[i_trg])
             ids.append(f[i_id] if i_id is not None else shard.start + k)
-        return {"id": ids, "mo": mo, "trg": trg}
+            for i, values in i_extra:
+                values.append(f[i])
+        return {"id": ids, "mo": mo, "trg": trg, "extra": extra}
+    extra = {c: [] for c in source.extra}
     for k, line in enumerate(lines):
         where = shard.start + k + 1
         try:
@@ -248,10 +256,13 @@ def read_shard(source: Source, shard: Shard) -> dict:
         mo.append(row[c_mo])
         trg.append(row[c_trg])
         ids.append(row.get(c_id, shard.start + k) if c_id else shard.start + k)
-    return {"id": ids, "mo": mo, "trg": trg}
+        for c, values in extra.items():
+            values.append(row.get(c))
+    return {"id": ids, "mo": mo, "trg": trg, "extra": extra}
 
 
-def _read_parquet_shard(path: str, shard: Shard, c_mo: str, c_trg: str, c_id: str | None) -> dict:
+def _read_parquet_shard(path: str, shard: Shard, c_mo: str, c_trg: str, c_id: str | None,
+                        extra_cols: Sequence[str] = ()) -> dict:
     import pyarrow.parquet as pq
 
     try:
@@ -262,7 +273,8 @@ def _read_parquet_shard(path: str, shard: Shard, c_mo: str, c_trg: str, c_id: st
     missing = [c for c in (c_mo, c_trg) if c not in names]
     if missing:
         raise InputError(path, f"missing column(s) {', '.join(missing)} (columns: {names})")
-    want = [c_mo, c_trg] + ([c_id] if c_id in names else [])
+    extra_cols = [c for c in extra_cols if c in names]
+    want = list(dict.fromkeys([c_mo, c_trg] + ([c_id] if c_id in names else []) + extra_cols))
     meta = pf.metadata
     tables = []
     row = 0
@@ -289,6 +301,7 @@ def _read_parquet_shard(path: str, shard: Shard, c_mo: str, c_trg: str, c_id: st
         out[key] = col.to_pylist()
     out["id"] = (t.column(c_id).to_pylist() if t is not None and c_id in names
                  else list(range(shard.start, shard.stop)))
+    out["extra"] = {c: t.column(c).to_pylist() if t is not None else [] for c in extra_cols}
     return out
 
 
@@ -296,6 +309,7 @@ def text_source(paths: Sequence[str]) -> Source:
     return Source("text", tuple(os.fspath(p) for p in paths))
 
 
-def table_source(path: str, mo: str = "mo", trg: str = "trg", id: str | None = "id") -> Source:
+def table_source(path: str, mo: str = "mo", trg: str = "trg", id: str | None = "id",
+                 extra: Sequence[str] = ()) -> Source:
     table_kind(os.fspath(path))
-    return Source("table", (os.fspath(path),), {"mo": mo, "trg": trg, "id": id})
+    return Source("table", (os.fspath(path),), {"mo": mo, "trg": trg, "id": id}, tuple(extra))

@@ -1,0 +1,280 @@
+"""The report stage: an HTML page with PNG plots (matplotlib, Agg backend) of a `rank` result.
+
+DIR/index.html has one section per plot, each with exactly one image:
+
+1. ``distribution.png`` — per-sentence predicted seconds of each system (box plots; the diamond is the mean = PEET);
+2. ``contributions.png`` — each model term's contribution to a system's PEET (mean seconds per sentence: the
+   intercept, and coefficient x feature for each model feature; the terms of a system sum to its PEET);
+3. ``ranking.png`` — PEET with its 95 % bootstrap confidence interval, in rank order;
+4. ``human.png`` — PEET and WER against the human scores (only with human scores).
+
+The directory is written complete or not at all: everything goes into a temporary directory beside DIR, which is
+then renamed into place. An existing DIR is replaced only when it is empty or holds an earlier peet-fast report.
+"""
+from __future__ import annotations
+
+import html
+import os
+import shutil
+import tempfile
+from typing import Sequence
+
+import numpy as np
+
+from peet_fast.io import InputError
+
+GENERATOR = "peet-fast report"
+SECTIONS = ("distribution", "contributions", "ranking", "human")
+_MARKER = f'<meta name="generator" content="{GENERATOR}">'
+
+
+def check_report_dir(path: str) -> None:
+    """Refuse, before any work, an --out that is a file, whose parent is missing, or a non-empty directory that is
+    not an earlier report."""
+    if os.path.exists(path) and not os.path.isdir(path):
+        raise InputError(path, "--out must be a directory (it is a file)")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+        raise InputError(path, "the parent directory of --out does not exist")
+    if os.path.isdir(path) and os.listdir(path) and not _is_report(path):
+        raise InputError(path, "exists and is not empty (and not an earlier peet-fast report); choose another --out")
+
+
+def _is_report(path: str) -> bool:
+    names = os.listdir(path)
+    if "index.html" not in names or any(not (n == "index.html" or n.endswith(".png")) for n in names):
+        return False
+    try:
+        with open(os.path.join(path, "index.html"), encoding="utf-8") as fh:
+            return _MARKER in fh.read(4096)
+    except (OSError, UnicodeDecodeError):
+        return False
+
+
+def contributions(ranking, model) -> tuple[list[str], np.ndarray]:
+    """Each model term's mean contribution per sentence, per system: (term names, (S, terms) array). Terms are
+    "intercept" and the model's features; row s sums to system s's PEET (up to rounding)."""
+    S = len(ranking.systems)
+    cols = [np.full(S, float(model.intercept))]
+    for k, name in enumerate(model.features):
+        x = ranking.features[name].astype(np.float64).mean(axis=1)
+        if model.mean is not None:
+            x = (x - model.mean[k]) / model.scale[k]
+        cols.append(float(model.coefficients[k]) * x)
+    return ["intercept", *model.features], np.stack(cols, axis=1)
+
+
+def write_report(out_dir: str, ranking, model, title: str = "peet-fast report",
+                 human_file: str | None = None) -> list[str]:
+    """Write DIR/index.html and its PNGs atomically; returns the image file names, in section order."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    out_dir = os.path.abspath(out_dir)
+    check_report_dir(out_dir)
+    parent = os.path.dirname(out_dir)
+    tmp = tempfile.mkdtemp(prefix=".peet-fast-report-", dir=parent)
+    try:
+        sections = _build(tmp, ranking, model, human_file)
+        with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(_page(title, ranking, model, sections, human_file))
+        os.chmod(tmp, 0o777 & ~_umask())
+        _place(tmp, out_dir)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return [s[1] for s in sections]
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _place(tmp: str, out_dir: str) -> None:
+    """Rename the finished tmp directory to out_dir, replacing an empty directory or an earlier report."""
+    if not os.path.exists(out_dir):
+        os.rename(tmp, out_dir)
+        return
+    old = tempfile.mkdtemp(prefix=".peet-fast-report-old-", dir=os.path.dirname(out_dir))
+    os.rmdir(old)
+    os.rename(out_dir, old)
+    try:
+        os.rename(tmp, out_dir)
+    except BaseException:
+        os.rename(old, out_dir)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# --- plots -------------------------------------------------------------------------------------------------------------
+
+def _build(tmp: str, ranking, model, human_file) -> list[tuple[str, str, str]]:
+    """Make the plots; returns (section id, image file, HTML body) per section."""
+    names = [s.name for s in ranking.systems]
+    out = []
+    out.append(("distribution", _plot_distribution(tmp, names, ranking.seconds),
+                _distribution_table(ranking)))
+    terms, contrib = contributions(ranking, model)
+    out.append(("contributions", _plot_contributions(tmp, names, terms, contrib),
+                _contributions_table(names, terms, contrib, ranking)))
+    out.append(("ranking", _plot_ranking(tmp, ranking), _ranking_table(ranking)))
+    if ranking.correlation is not None:
+        out.append(("human", _plot_human(tmp, ranking), _correlation_table(ranking, human_file)))
+    return out
+
+
+def _figure(n_systems: int, width: float = 8.0):
+    import matplotlib.pyplot as plt
+
+    return plt.subplots(figsize=(width, max(2.5, 0.45 * n_systems + 1.4)), dpi=110)
+
+
+def _save(fig, tmp: str, name: str) -> str:
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    fig.savefig(os.path.join(tmp, name), format="png")
+    plt.close(fig)
+    return name
+
+
+def _plot_distribution(tmp: str, names: Sequence[str], seconds: np.ndarray) -> str:
+    fig, ax = _figure(len(names))
+    pos = np.arange(len(names))[::-1]                       # the best system on top
+    ax.boxplot([row for row in seconds], positions=pos, orientation="horizontal", widths=0.6, showmeans=True,
+               meanprops={"marker": "D", "markerfacecolor": "tab:red", "markeredgecolor": "tab:red"},
+               flierprops={"marker": ".", "markersize": 2, "alpha": 0.4})
+    ax.set_yticks(pos, names)
+    ax.set_xlabel("predicted post-editing time per sentence (s)")
+    ax.set_title("Per-sentence predicted time (box: quartiles; diamond: mean = PEET)")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, tmp, "distribution.png")
+
+
+def _plot_contributions(tmp: str, names: Sequence[str], terms: Sequence[str], contrib: np.ndarray) -> str:
+    import matplotlib.pyplot as plt
+
+    fig, ax = _figure(len(names), width=9.0)
+    pos = np.arange(len(names))[::-1]
+    colours = plt.get_cmap("tab10")
+    right = np.zeros(len(names))
+    left = np.zeros(len(names))
+    for t, term in enumerate(terms):
+        v = contrib[:, t]
+        start = np.where(v >= 0, right, left)
+        ax.barh(pos, v, left=start, height=0.6, color=colours(t % 10), label=term)
+        right = np.where(v >= 0, right + v, right)
+        left = np.where(v < 0, left + v, left)
+    ax.scatter(contrib.sum(axis=1), pos, marker="D", color="black", zorder=3, label="PEET (sum)")
+    ax.axvline(0, color="black", linewidth=0.8)
+    ax.set_yticks(pos, names)
+    ax.set_xlabel("contribution to PEET (mean seconds per sentence)")
+    ax.set_title("Contribution of each model term (negative terms to the left)")
+    ax.legend(loc="center left", bbox_to_anchor=(1.01, 0.5), fontsize="small")
+    return _save(fig, tmp, "contributions.png")
+
+
+def _plot_ranking(tmp: str, ranking) -> str:
+    systems = ranking.systems
+    fig, ax = _figure(len(systems))
+    pos = np.arange(len(systems))[::-1]
+    peet = np.array([s.peet for s in systems])
+    err = np.array([[s.peet - s.ci_low for s in systems], [s.ci_high - s.peet for s in systems]])
+    ax.errorbar(peet, pos, xerr=np.clip(err, 0, None), fmt="o", capsize=4, color="tab:blue")
+    ax.set_yticks(pos, [f"{k}. {s.name}" for k, s in enumerate(systems, 1)])
+    ax.set_xlabel("PEET (s): mean predicted post-editing time per sentence; lower is better")
+    ax.set_title(f"Ranking with 95 % bootstrap confidence intervals ({ranking.resamples} resamples)")
+    ax.grid(axis="x", alpha=0.3)
+    return _save(fig, tmp, "ranking.png")
+
+
+def _plot_human(tmp: str, ranking) -> str:
+    import matplotlib.pyplot as plt
+
+    have = [s for s in ranking.systems if s.human is not None]
+    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), dpi=110)
+    for ax, key, label in ((axes[0], "peet", "PEET (s)"), (axes[1], "wer", "WER")):
+        x = [getattr(s, key) for s in have]
+        y = [s.human for s in have]
+        ax.scatter(x, y, color="tab:blue")
+        for s, xi, yi in zip(have, x, y):
+            ax.annotate(s.name, (xi, yi), textcoords="offset points", xytext=(4, 3), fontsize="small")
+        c = ranking.correlation[key]
+        ax.set_title(f"{label} vs human: Spearman {_fmt(c['spearman'])}, Pearson {_fmt(c['pearson'])}")
+        ax.set_xlabel(f"{label} (lower is better)")
+        ax.set_ylabel("human score (higher is better)")
+        ax.grid(alpha=0.3)
+    return _save(fig, tmp, "human.png")
+
+
+# --- HTML ----------------------------------------------------------------------------------------------------------------
+
+def _fmt(x, digits: int = 3) -> str:
+    if x is None or (isinstance(x, float) and not np.isfinite(x)):
+        return "–"
+    return f"{x:.{digits}f}"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    e = html.escape
+    head = "".join(f"<th>{e(h)}</th>" for h in header)
+    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _distribution_table(ranking) -> str:
+    rows = []
+    for s, row in zip(ranking.systems, ranking.seconds):
+        q1, med, q3 = np.quantile(row, [0.25, 0.5, 0.75])
+        rows.append([s.name, _fmt(s.peet), _fmt(med), _fmt(q1), _fmt(q3), _fmt(row.max())])
+    return _table(["system", "mean (PEET)", "median", "25 %", "75 %", "max"], rows)
+
+
+def _contributions_table(names, terms, contrib, ranking) -> str:
+    rows = [[n, *(_fmt(v) for v in contrib[k]), _fmt(s.peet)] for k, (n, s) in enumerate(zip(names, ranking.systems))]
+    return _table(["system", *terms, "PEET"], rows)
+
+
+def _ranking_table(ranking) -> str:
+    rows = []
+    for k, s in enumerate(ranking.systems, 1):
+        rows.append([k, s.name, _fmt(s.peet), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", _fmt(s.p_next),
+                     _fmt(s.wer, 4), _fmt(s.human), s.sentences])
+    return _table(["rank", "system", "PEET (s)", "95 % CI", "p (vs next)", "WER", "human", "sentences"], rows)
+
+
+def _correlation_table(ranking, human_file) -> str:
+    c = ranking.correlation
+    rows = [[m, _fmt(c[m]["spearman"]), _fmt(c[m]["pearson"])] for m in ("peet", "wer")]
+    src = f" from {html.escape(human_file)}" if human_file else ""
+    return (f"<p>Over the {c['systems']} systems with a human score{src}. PEET and WER are lower-is-better and "
+            f"human scores higher-is-better, so a metric that agrees with the humans correlates negatively.</p>"
+            + _table(["metric", "Spearman", "Pearson"], rows))
+
+
+_TITLES = {
+    "distribution": "Per-sentence predicted time",
+    "contributions": "Contribution of each model term to PEET",
+    "ranking": "Ranking with 95 % confidence intervals",
+    "human": "PEET and WER vs human scores",
+}
+
+_CSS = ("body{font-family:sans-serif;max-width:72em;margin:1em auto;padding:0 1em}"
+        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}"
+        "td:first-child,th:first-child{text-align:left}img{max-width:100%}")
+
+
+def _page(title: str, ranking, model, sections, human_file) -> str:
+    e = html.escape
+    parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', _MARKER,
+             f"<title>{e(title)}</title><style>{_CSS}</style></head><body>", f"<h1>{e(title)}</h1>",
+             f"<p>Model: {e(model.name)} ({e(model.feature_set)} features). {len(ranking.systems)} systems, "
+             f"{ranking.seconds.shape[1]} sentences; bootstrap: {ranking.resamples} paired resamples, seed "
+             f"{ranking.seed}. p (vs next): share of resamples in which a system is not strictly better than the "
+             f"next one in the ranking.</p>"]
+    for sid, img, body in sections:
+        parts.append(f'<section id="{sid}"><h2>{e(_TITLES[sid])}</h2>'
+                     f'<img src="{e(img)}" alt="{e(_TITLES[sid])}">{body}</section>')
+    parts.append("</body></html>\n")
+    return "\n".join(parts)

@@ -1,0 +1,329 @@
+"""Training PEET models (`peet-fast train`): the published protocol on time-annotated pairs.
+
+The protocol, in order:
+
+1. read the pairs (`mo`, `trg`, `time` in seconds, and `src` for the src-mo-trg mode) from TSV, JSONL or Parquet
+   (peet_fast.sources); times must be finite, non-negative numbers;
+2. drop the rows with time > max_time (250 s);
+3. merge the rows with the same (mo, trg) - in the src-mo-trg mode the same (src, mo, trg) - into one row whose
+   time is the mean of theirs (kept at the place of its first occurrence);
+4. compute the features (features.featurize / featurize_src; each distinct sentence is parsed once);
+5. split the rows 80/20: split r (r = 0 .. repeats-1) is numpy.random.default_rng(seed + r).permutation(n); its
+   first ceil(0.2 n) rows are the test part, the rest the training part;
+6. fit Ridge (alpha 1.0 by default) or linear-kernel SVR (scikit-learn) on the training part (raw, unstandardized
+   features: the published model's form) and measure Pearson r, Spearman rho and the MAE on the test part.
+
+With repeats N the metrics are summarised as mean and sample standard deviation over the N splits. The model
+returned (and written) is the one fitted on split 0's training part, so the metrics it records are held out; it
+also records the features' mean and standard deviation over all the rows used (after steps 2-3), for `explain`.
+Everything inside works on plain NumPy arrays; the boundary (reading, validation) is `read_annotated`.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from peet_fast.io import InputError
+
+MAX_TIME = 250.0
+TEST_FRACTION = 0.2
+ESTIMATORS = ("ridge", "svr")
+MIN_PART_ROWS = 2      # the smallest test part on which Pearson r, Spearman rho and the MAE are all defined
+_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+# --- reading and validating the annotated data ----------------------------------------------------------------------
+
+@dataclass
+class Annotated:
+    """Time-annotated pairs as read: parallel lists, `time` None when the file has no time column."""
+    path: str
+    mo: list
+    trg: list
+    src: list | None
+    time: np.ndarray | None
+
+    def __len__(self) -> int:
+        return len(self.mo)
+
+
+def _where(kind: str, k: int) -> tuple[str, int | None]:
+    """(message suffix, line) naming data row k (0-based): TSV line k+2 (after the header), JSONL line k+1, Parquet
+    row k."""
+    if kind == "parquet":
+        return f" (row {k})", None
+    return "", k + (2 if kind == "tsv" else 1)
+
+
+def _parse_time(value, kind: str, path: str, k: int, column: str) -> float:
+    suffix, line = _where(kind, k)
+    if value is None:
+        raise InputError(path, f"no {column!r} value{suffix}", line)
+    if kind == "tsv":
+        text = value.strip()
+        if not _NUMBER.fullmatch(text):
+            raise InputError(path, f"{column} {value!r} is not a number{suffix}", line)
+        x = float(text)
+    elif isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise InputError(path, f"{column} {value!r} is not a number{suffix}", line)
+    else:
+        x = float(value)
+    if not math.isfinite(x):
+        raise InputError(path, f"{column} {value!r} is not a finite number{suffix}", line)
+    if x < 0:
+        raise InputError(path, f"{column} {value!r} is negative{suffix}", line)
+    return x
+
+
+def read_annotated(path: str, source_mode: str = "mo-trg", *, need_time: bool = True, mo: str = "mo",
+                   trg: str = "trg", src: str = "src", time: str = "time") -> Annotated:
+    """Read and validate time-annotated pairs from a .tsv (header line), .jsonl or .parquet file. Refuses, naming
+    the file and line (or row): a missing mo/trg column, a missing time column (need_time) or src column
+    (src-mo-trg), and times that are missing, not numbers, not finite or negative."""
+    from peet_fast.sources import plan, read_shard, table_kind, table_source
+
+    path = os.fspath(path)
+    kind = table_kind(path)
+    source = table_source(path, mo, trg, id=None, extra=(time, src) if source_mode == "src-mo-trg" else (time,))
+    shards, _ = plan(source, 1 << 40)
+    mos: list = []
+    trgs: list = []
+    extra: dict = {time: [], src: []}
+    present = {time: kind == "jsonl", src: kind == "jsonl"}
+    for shard in shards:
+        rows = read_shard(source, shard)
+        mos += rows["mo"]
+        trgs += rows["trg"]
+        for c, values in rows["extra"].items():
+            extra[c] += values
+            present[c] = True
+    if kind != "jsonl" and not shards:         # an empty table: is the header/schema complete?
+        present = _columns_present(path, kind, (time, src))
+    wanted = [(time, need_time)] + ([(src, True)] if source_mode == "src-mo-trg" else [])
+    for c, required in wanted:
+        if required and not present[c]:
+            raise InputError(path, f"no {c!r} column" + (" (needed by --source src-mo-trg)" if c == src else ""),
+                             1 if kind == "tsv" else None)
+    times = None
+    if present[time] and (need_time or any(v is not None for v in extra[time])):
+        times = np.array([_parse_time(v, kind, path, k, time) for k, v in enumerate(extra[time])], dtype=np.float64)
+    srcs = None
+    if source_mode == "src-mo-trg":
+        for k, v in enumerate(extra[src]):
+            if not isinstance(v, str):
+                suffix, line = _where(kind, k)
+                raise InputError(path, f"no {src!r} text{suffix}" if v is None else
+                                 f"{src} is not a string{suffix}", line)
+        srcs = extra[src]
+    return Annotated(path, mos, trgs, srcs, times)
+
+
+def _columns_present(path: str, kind: str, columns: Sequence[str]) -> dict:
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        names = pq.ParquetFile(path).schema_arrow.names
+    else:
+        with open(path, "rb") as fh:
+            names = fh.readline().decode("utf-8", "replace").rstrip("\r\n").split("\t")
+    return {c: c in names for c in columns}
+
+
+# --- the protocol on plain arrays ----------------------------------------------------------------------------------
+
+def within_max_time(time: np.ndarray, max_time: float = MAX_TIME) -> np.ndarray:
+    """The rows to keep: time <= max_time (a row of exactly max_time is kept)."""
+    return np.asarray(time) <= max_time
+
+
+def merge_duplicates(keys: Sequence, time: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Rows with equal keys merged: (index of each group's first row, in order of first occurrence; the group's
+    mean time)."""
+    groups: dict = {}
+    inverse = np.fromiter((groups.setdefault(key, len(groups)) for key in keys), dtype=np.int64, count=len(keys))
+    _, first = np.unique(inverse, return_index=True)          # groups are numbered in order of first occurrence
+    counts = np.bincount(inverse, minlength=len(groups))
+    sums = np.bincount(inverse, weights=np.asarray(time, dtype=np.float64), minlength=len(groups))
+    return first, sums / counts
+
+
+def split_indices(n: int, seed: int, test_fraction: float = TEST_FRACTION) -> tuple[np.ndarray, np.ndarray]:
+    """(training rows, test rows), each sorted: the first ceil(test_fraction * n) rows of a seeded permutation are
+    the test part."""
+    perm = np.random.default_rng(seed).permutation(n)
+    n_test = math.ceil(test_fraction * n)
+    return np.sort(perm[n_test:]), np.sort(perm[:n_test])
+
+
+def min_rows(test_fraction: float = TEST_FRACTION) -> int:
+    """The fewest rows whose split has at least MIN_PART_ROWS rows in both parts."""
+    n = 2 * MIN_PART_ROWS
+    while math.ceil(test_fraction * n) < MIN_PART_ROWS or n - math.ceil(test_fraction * n) < MIN_PART_ROWS:
+        n += 1
+    return n
+
+
+def fit(X: np.ndarray, y: np.ndarray, estimator: str = "ridge", alpha: float = 1.0, C: float = 1.0,
+        epsilon: float = 0.1) -> tuple[np.ndarray, float]:
+    """(coefficients, intercept) of scikit-learn's Ridge(alpha) or SVR(kernel="linear", C, epsilon) fitted on X, y.
+    Only the numbers leave this function: models are stored as JSON, never as estimator objects."""
+    X = np.ascontiguousarray(X, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if estimator == "ridge":
+        from sklearn.linear_model import Ridge
+
+        m = Ridge(alpha=alpha).fit(X, y)
+        return np.asarray(m.coef_, dtype=np.float64).ravel(), float(m.intercept_)
+    if estimator == "svr":
+        from sklearn.svm import SVR
+
+        m = SVR(kernel="linear", C=C, epsilon=epsilon).fit(X, y)
+        return np.asarray(m.coef_, dtype=np.float64).ravel(), float(np.ravel(m.intercept_)[0])
+    raise ValueError(f"unknown estimator {estimator!r}; choose from: {', '.join(ESTIMATORS)}")
+
+
+def rankdata(x: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties given their average rank."""
+    x = np.asarray(x)
+    order = np.argsort(x, kind="mergesort")
+    xs = x[order]
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    ends = np.r_[starts[1:], len(xs)]
+    avg = (starts + ends + 1) / 2.0                  # mean of the 1-based ranks starts+1 .. ends
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = np.repeat(avg, ends - starts)
+    return ranks
+
+
+def pearson(a: np.ndarray, b: np.ndarray) -> float:
+    """Pearson's r; NaN when either side is constant."""
+    a = np.asarray(a, dtype=np.float64) - np.mean(a)
+    b = np.asarray(b, dtype=np.float64) - np.mean(b)
+    den = math.sqrt(float(a @ a) * float(b @ b))
+    return float(a @ b) / den if den > 0 else float("nan")
+
+
+def spearman(a: np.ndarray, b: np.ndarray) -> float:
+    return pearson(rankdata(a), rankdata(b))
+
+
+def metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
+    """Pearson r, Spearman rho and mean absolute error (seconds)."""
+    return {"pearson": pearson(y_true, y_pred), "spearman": spearman(y_true, y_pred),
+            "mae": float(np.mean(np.abs(np.asarray(y_true) - np.asarray(y_pred))))}
+
+
+def summarize(runs: Sequence[dict]) -> dict:
+    """{metric: (mean, sample sd)} over the runs; sd is NaN for a single run, both NaN if any run's value is."""
+    out = {}
+    for name in ("pearson", "spearman", "mae"):
+        v = np.array([r[name] for r in runs], dtype=np.float64)
+        out[name] = (float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else float("nan"))
+    return out
+
+
+@dataclass
+class Fit:
+    coefficients: np.ndarray
+    intercept: float
+    runs: list                 # per split: {"pearson", "spearman", "mae", "train_rows", "test_rows"}
+    summary: dict              # metric -> (mean, sd)
+
+
+def fit_repeats(X: np.ndarray, y: np.ndarray, *, estimator: str = "ridge", alpha: float = 1.0, C: float = 1.0,
+                epsilon: float = 0.1, repeats: int = 1, seed: int = 0, test_fraction: float = TEST_FRACTION,
+                on_split: Callable[[int], None] | None = None) -> Fit:
+    """Fit on `repeats` seeded splits; the coefficients returned are split 0's."""
+    first = None
+    runs = []
+    for r in range(repeats):
+        train, test = split_indices(len(y), seed + r, test_fraction)
+        coef, intercept = fit(X[train], y[train], estimator, alpha, C, epsilon)
+        pred = X[test] @ coef + intercept
+        runs.append({**metrics(y[test], pred), "train_rows": len(train), "test_rows": len(test)})
+        if first is None:
+            first = (coef, intercept)
+        if on_split is not None:
+            on_split(r + 1)
+    return Fit(first[0], first[1], runs, summarize(runs))
+
+
+# --- the protocol on annotated data --------------------------------------------------------------------------------
+
+@dataclass
+class Prepared:
+    """The rows used after the time filter and the merging of duplicates."""
+    mo: list
+    trg: list
+    src: list | None
+    time: np.ndarray | None
+    rows_read: int
+    rows_over_max_time: int
+    duplicates_merged: int
+
+
+def prepare(data: Annotated, max_time: float = MAX_TIME) -> Prepared:
+    """Steps 2-3 of the protocol (nothing is done without times: every row is used as it is)."""
+    n = len(data)
+    if data.time is None:
+        return Prepared(data.mo, data.trg, data.src, None, n, 0, 0)
+    keep = np.flatnonzero(within_max_time(data.time, max_time))
+    mo = [data.mo[i] for i in keep]
+    trg = [data.trg[i] for i in keep]
+    src = [data.src[i] for i in keep] if data.src is not None else None
+    keys = list(zip(src, mo, trg)) if src is not None else list(zip(mo, trg))
+    first, time = merge_duplicates(keys, data.time[keep])
+    pick = first.tolist()
+    return Prepared([mo[i] for i in pick], [trg[i] for i in pick], [src[i] for i in pick] if src is not None else None,
+                    time, n, n - len(keep), len(keep) - len(pick))
+
+
+def compute_features(annotator, prep: Prepared, feature_set: str, source_mode: str) -> dict:
+    """Feature columns (canonical order) of the prepared rows."""
+    from peet_fast.features import featurize, featurize_src
+
+    if source_mode == "src-mo-trg":
+        return featurize_src(annotator, prep.src, prep.mo, prep.trg, feature_set)
+    return featurize(annotator, prep.mo, prep.trg, feature_set)
+
+
+def feature_matrix(columns: dict, names: Sequence[str]) -> np.ndarray:
+    return np.column_stack([np.asarray(columns[n], dtype=np.float64) for n in names]) if names else np.empty((0, 0))
+
+
+def feature_stats(X: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-column mean and standard deviation (population, ddof=0)."""
+    return X.mean(axis=0), X.std(axis=0)
+
+
+def _json_number(x: float):
+    return None if not math.isfinite(x) else float(x)
+
+
+def build_model(fitted: Fit, names: Sequence[str], feature_set: str, source_mode: str, *, name: str,
+                estimator: dict, data_name: str, prep: Prepared, X: np.ndarray, max_time: float, seed: int,
+                repeats: int, test_fraction: float):
+    """The trained Model, with its training record (counts, metrics, feature statistics)."""
+    from peet_fast.model import Model
+
+    mean, std = feature_stats(X)
+    run0 = fitted.runs[0]
+    training = {
+        "data": data_name, "rows_read": prep.rows_read, "rows_over_max_time": prep.rows_over_max_time,
+        "duplicates_merged": prep.duplicates_merged, "rows": len(prep.mo), "train_rows": run0["train_rows"],
+        "test_rows": run0["test_rows"], "seed": seed, "repeats": repeats, "max_time": float(max_time),
+        "test_fraction": float(test_fraction),
+        "metrics": {k: {"mean": _json_number(m), "sd": _json_number(s)} for k, (m, s) in fitted.summary.items()},
+        "feature_mean": [float(v) for v in mean], "feature_std": [float(v) for v in std],
+    }
+    provenance = (f"peet-fast train on {data_name}: rows with time > {max_time:g} s dropped, duplicate pairs "
+                  f"averaged, {source_mode} {feature_set} features, {estimator['type']} fitted on the training part "
+                  f"({1 - test_fraction:.0%}) of split 0 (seed {seed})")
+    return Model(name=name, feature_set=feature_set, features=tuple(names), coefficients=fitted.coefficients,
+                 intercept=fitted.intercept, estimator=estimator, provenance=provenance, source_mode=source_mode,
+                 training=training)
