@@ -52,14 +52,12 @@ def _is_report(path: str) -> bool:
 
 def contributions(ranking, model) -> tuple[list[str], np.ndarray]:
     """Each model term's mean contribution per sentence, per system: (term names, (S, terms) array). Terms are
-    "intercept" and the model's features; row s sums to system s's PEET (up to rounding)."""
+    "intercept" and the model's features; row s sums to system s's PEET (up to rounding). The arithmetic is the
+    model's own (Model.contributions), applied to each system's mean feature values (the model is linear)."""
     S = len(ranking.systems)
-    cols = [np.full(S, float(model.intercept))]
-    for k, name in enumerate(model.features):
-        x = ranking.features[name].astype(np.float64).mean(axis=1)
-        if model.mean is not None:
-            x = (x - model.mean[k]) / model.scale[k]
-        cols.append(float(model.coefficients[k]) * x)
+    means = {name: ranking.features[name].astype(np.float64).mean(axis=1) for name in model.features}
+    per_term = model.contributions(means)
+    cols = [np.full(S, float(model.intercept)), *(per_term[name] for name in model.features)]
     return ["intercept", *model.features], np.stack(cols, axis=1)
 
 
