@@ -1,0 +1,90 @@
+"""Time `peet-fast excgec` on the EXCGEC test set (1,500 samples) against the EXCGEC evaluator's time.
+
+The evaluator (THUKElab/EXCGEC exp-cgec/evaluation.py) needs an old pydantic, LTP (and with it PyTorch), WordNet and
+its own environment; it was not re-run here: its time is the given figure, ~127 s for this test set on this machine
+(``--reference-seconds``). Ours is measured here, best of ``--repeat`` runs:
+
+- ``end-to-end``: the command as a user runs it (a fresh interpreter: imports, reading and validating both files,
+  explanation metrics, loading the Chinese aligner's resources, annotating every distinct (source, target) pair,
+  CLEME and ChERRANT), via ``python -m peet_fast.cli``;
+- ``in-process``: the same work inside this process (no interpreter start-up), split into its stages.
+
+    python benchmarks/excgec_eval.py [--data ../shared/corpora/excgec] [--confusion .../confusion_dict.txt]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "corpora"
+
+
+def end_to_end(hyp: Path, ref: Path, confusion: Path | None, repeat: int) -> float:
+    best = float("inf")
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "peet_fast.cli", "excgec", "--hyp", str(hyp), "--ref", str(ref),
+               "--summary", os.path.join(tmp, "s.json")]
+        if confusion is not None:
+            cmd += ["--confusion", str(confusion)]
+        for _ in range(repeat):
+            t = time.perf_counter()
+            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, cwd=ROOT)
+            best = min(best, time.perf_counter() - t)
+    return best
+
+
+def in_process(hyp: Path, ref: Path, confusion: Path | None, repeat: int) -> dict:
+    from peet_fast import excgec as X
+    from peet_fast.zh import ZhAnnotator
+
+    best: dict = {}
+    for _ in range(repeat):
+        stages = {}
+        t = time.perf_counter()
+        h, r = X.read_excgec(hyp), X.read_excgec(ref)
+        X.check_aligned(h, r, str(hyp), str(ref))
+        stages["read + validate"] = time.perf_counter() - t
+        t = time.perf_counter()
+        X.explanation_scores(h, r)
+        stages["explanation metrics"] = time.perf_counter() - t
+        t = time.perf_counter()
+        annotator = ZhAnnotator(confusion=confusion, t2s=False)
+        stages["aligner resources"] = time.perf_counter() - t
+        t = time.perf_counter()
+        X.correction_scores(h, r, annotator)
+        stages["char edits + CLEME + ChERRANT"] = time.perf_counter() - t
+        stages["total"] = sum(stages.values())
+        for k, v in stages.items():
+            best[k] = min(best.get(k, float("inf")), v)
+    return best
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--data", type=Path, default=SHARED / "excgec", help="folder with test.hyp.json, test.ref.json")
+    ap.add_argument("--confusion", type=Path, default=SHARED / "mucgec" / "resources" / "confusion_dict.txt",
+                    help="ChERRANT's confusion set (the evaluator's); skipped when missing")
+    ap.add_argument("--reference-seconds", type=float, default=127.0,
+                    help="the EXCGEC evaluator's time on the same files (default: the given ~127 s)")
+    ap.add_argument("--repeat", type=int, default=3)
+    args = ap.parse_args()
+    hyp, ref = args.data / "test.hyp.json", args.data / "test.ref.json"
+    confusion = args.confusion if args.confusion.is_file() else None
+    print(f"EXCGEC test set: {hyp.name} vs {ref.name}; confusion set: {confusion or 'none'}; best of {args.repeat}")
+    stages = in_process(hyp, ref, confusion, args.repeat)
+    for k, v in stages.items():
+        print(f"  in-process {k:<30} {v:7.3f} s")
+    e2e = end_to_end(hyp, ref, confusion, args.repeat)
+    print(f"  end-to-end (python -m peet_fast.cli excgec)  {e2e:7.3f} s")
+    print(f"EXCGEC evaluator (given): {args.reference_seconds:.0f} s -> speed-up {args.reference_seconds / e2e:.0f}x "
+          f"end-to-end, {args.reference_seconds / stages['total']:.0f}x in-process")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,389 @@
+"""CLEME: chunk-level, multi-reference GEC scoring (Ye et al., EMNLP 2023), on plain edit tuples.
+
+Reproduces THUKElab/CLEME (``core/evaluation/metrics/cleme``; the same code is vendored in THUKElab/EXCGEC):
+
+1. **Chunk partition.** The edits of the hypothesis and of every reference of a sentence are pooled and sorted by
+   source start; an edit starting at most ``merge_distance`` tokens after the end of the current group joins it
+   (so touching or overlapping edits always merge; CLEME's default distance is 0, EXCGEC uses 1). Each group is a
+   *corrected* chunk (a *dummy* chunk when it is an empty interval, i.e. only insertions); the source between groups
+   forms *unchanged* chunks. Every target (hyp and refs) gets the same chunk boundaries; a target's text of a chunk
+   comes from its own source-to-target token mapping. A chunk is *changed* for a target when that target has an edit
+   in it.
+2. **Counting**, per chunk of the hypothesis (chunks compare by their target tokens):
+   - dependent (each reference on its own; the best reference per sentence is kept): a changed hyp chunk is a TP if
+     it equals the reference's chunk, else an FP; an unchanged hyp chunk is an FN if it differs from the reference's
+     chunk, else a TN;
+   - independent (references pooled): a changed hyp chunk is a TP if it equals any reference's chunk, else an FP;
+     an unchanged one is an FN if every reference changes that chunk, else a TN.
+3. **Length weighting** (corpus level): a chunk of length L = max(source tokens, hyp target tokens) weighs
+   ``alpha / (1 + (alpha - 1) * exp(b - L))`` for TP and FN, ``alpha / (1 + (alpha - 1) * exp(L - b))`` for FP,
+   clipped to [0.75, 1.25] (alpha = 2), TN always 1; b = the mean length of the references' changed chunks.
+4. **Corpus score**: per sentence the reference (dependent) whose counts give the best running corpus F (rounded to 4
+   decimals as CLEME rounds it; then more TP, fewer FP, fewer FN, more TN) is added to the totals, separately for the
+   weighted and unweighted counts; P = TP / (TP + FP) (1 if FP = 0), R likewise, F_beta.
+
+Input per sentence: the source tokens and, for the hypothesis and each reference, the target tokens and its edits
+``(src_start, src_end, tgt_start, tgt_end)`` (half-open token intervals). :func:`read_m2` reads M2 files into that
+form exactly as CLEME's M2 reader does.
+"""
+from __future__ import annotations
+
+import math
+import os
+import re
+from bisect import bisect_right
+from dataclasses import dataclass
+from typing import Sequence
+
+from peet_fast.io import InputError, read_lines
+
+Edit = tuple  # (src_start, src_end, tgt_start, tgt_end)
+
+
+@dataclass(frozen=True)
+class Target:
+    """One corrected version of a source: its tokens and the edits (src_start, src_end, tgt_start, tgt_end)."""
+    tokens: tuple[str, ...]
+    edits: tuple[Edit, ...]
+
+
+@dataclass(frozen=True)
+class CSentence:
+    """A source with its hypothesis and references (at least one)."""
+    source: tuple[str, ...]
+    hyp: Target
+    refs: tuple[Target, ...]
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """A chunk as one target sees it: source length, the target's tokens of it, and whether the target edits it."""
+    src_len: int
+    tokens: tuple[str, ...]
+    changed: bool
+
+    @property
+    def length(self) -> int:
+        return max(self.src_len, len(self.tokens))
+
+
+@dataclass
+class Counts:
+    tp: float = 0
+    fp: float = 0
+    fn: float = 0
+    tn: float = 0
+
+
+@dataclass
+class ClemeResult:
+    """Corpus totals and scores (unrounded) for one variant."""
+    tp: float
+    fp: float
+    fn: float
+    tn: float
+    p: float
+    r: float
+    f: float
+
+    def as_dict(self, beta: float = 0.5) -> dict:
+        return {"P": self.p, "R": self.r, f"F{beta:g}": self.f, "TP": self.tp, "FP": self.fp, "FN": self.fn,
+                "TN": self.tn}
+
+
+@dataclass(frozen=True)
+class LengthWeigher:
+    """CLEME's corpus-level length weigher (the defaults of CLEME's main.py and EXCGEC's evaluator)."""
+    alpha: float = 2.0
+    min_value: float = 0.75
+    max_value: float = 1.25
+
+    def weight(self, length: int, bias: float, reverse: bool) -> float:
+        x = (length - bias) if reverse else (bias - length)
+        if x > 700:                         # exp overflows: the weight tends to 0, clipped to the minimum
+            return self.min_value
+        w = self.alpha * (1 / (1 + (self.alpha - 1) * math.exp(x)))
+        return min(max(w, self.min_value), self.max_value)
+
+
+# --- chunk partition -----------------------------------------------------------------------------------------------
+
+def _token_mapping(n_src: int, edits: Sequence[Edit]) -> dict[int, int]:
+    """Source index -> target index, built as CLEME's map_parallel builds it (edits sorted by source start)."""
+    mapping: dict[int, int] = {}
+    si = ti = 0
+    for s, e, ts, te in edits:
+        mapping[s] = ts
+        mapping[e] = te
+        while si < s:
+            mapping[si] = ti
+            si += 1
+            ti += 1
+        si, ti = e, te
+    while si <= n_src:
+        mapping[si] = ti
+        si += 1
+        ti += 1
+    return mapping
+
+
+def _shared_intervals(edit_lists: Sequence[Sequence[Edit]], merge_distance: int) -> list[list[int]]:
+    pooled = sorted((e for edits in edit_lists for e in edits), key=lambda e: e[0])
+    shared: list[list[int]] = []
+    for s, e, _, _ in pooled:
+        if shared and s <= shared[-1][1] + merge_distance:
+            shared[-1][1] = max(e, shared[-1][1])
+        else:
+            shared.append([s, e])
+    return shared
+
+
+def _chunk_intervals(n_src: int, shared: Sequence[Sequence[int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    si = k = 0
+    while si <= n_src:
+        if k == len(shared):
+            if si != n_src:
+                out.append((si, n_src))
+            break
+        s, e = shared[k]
+        if si == s == e:                    # dummy chunk
+            out.append((s, e))
+            k += 1
+        elif s <= si < e:                   # corrected chunk
+            out.append((s, e))
+            si = e
+            k += 1
+        else:                               # unchanged chunk
+            out.append((si, s))
+            si = s
+    return out
+
+
+def chunk_partition(sent: CSentence, merge_distance: int = 0) -> list[list[Chunk]]:
+    """The chunks of the hypothesis (first list) and of each reference, all with the same boundaries."""
+    src = sent.source
+    n = len(src)
+    targets = (sent.hyp, *sent.refs)
+    edit_lists = [sorted(t.edits, key=lambda e: e[0]) for t in targets]
+    mappings = [_token_mapping(n, edits) for edits in edit_lists]
+    shared = _shared_intervals(edit_lists, merge_distance)
+    starts = [s for s, _ in shared]
+    intervals = _chunk_intervals(n, shared)
+    out = []
+    for target, edits, mapping in zip(targets, edit_lists, mappings):
+        corrected: dict[tuple[int, int], tuple[str, ...]] = {}
+        for s, e, _, _ in edits:
+            k = bisect_right(starts, s) - 1
+            i0, i1 = shared[k]
+            assert i0 <= s and e <= i1
+            if (i0, i1) in corrected:
+                continue
+            tb = 0 if i0 == 0 else mapping[i0 - 1] + 1
+            corrected[(i0, i1)] = target.tokens[tb:mapping[i1]]
+        chunks = []
+        for c0, c1 in intervals:
+            toks = corrected.get((c0, c1))
+            if toks is not None:
+                chunks.append(Chunk(c1 - c0, toks, True))
+            else:
+                tb = mapping[c0]
+                te = 0 if c1 == 0 else mapping[c1 - 1] + 1
+                chunks.append(Chunk(c1 - c0, target.tokens[tb:te], False))
+        out.append(chunks)
+    return out
+
+
+# --- counting and scoring ------------------------------------------------------------------------------------------
+
+def _classify_dependent(hyp: Sequence[Chunk], ref: Sequence[Chunk]) -> list[tuple[str, Chunk]]:
+    out = []
+    for h, r in zip(hyp, ref):
+        if h.changed:
+            out.append(("tp" if h.tokens == r.tokens else "fp", h))
+        else:
+            out.append(("fn" if h.tokens != r.tokens else "tn", h))
+    return out
+
+
+def _classify_independent(hyp: Sequence[Chunk], refs: Sequence[Sequence[Chunk]]) -> list[tuple[str, Chunk]]:
+    out = []
+    for k, h in enumerate(hyp):
+        if h.changed:
+            out.append(("tp" if any(r[k].tokens == h.tokens for r in refs) else "fp", h))
+        else:
+            out.append(("fn" if all(r[k].changed for r in refs) else "tn", h))
+    return out
+
+
+def _counts(labels: Sequence[tuple[str, Chunk]], weigher: LengthWeigher | None, bias: float) -> Counts:
+    c = Counts()
+    for label, chunk in labels:
+        if weigher is None or label == "tn":
+            w = 1
+        else:
+            w = weigher.weight(chunk.length, bias, reverse=(label == "fp"))
+        setattr(c, label, getattr(c, label) + w)
+    return c
+
+
+def prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
+    """CLEME's (and ChERRANT's) P, R, F_beta, unrounded: P = 1 when FP = 0, R = 1 when FN = 0."""
+    p = float(tp) / (tp + fp) if fp else 1.0
+    r = float(tp) / (tp + fn) if fn else 1.0
+    f = float((1 + beta ** 2) * p * r) / ((beta ** 2) * p + r) if p + r else 0.0
+    return p, r, f
+
+
+def _corpus(per_sentence: Sequence[Sequence[Counts]], beta: float) -> ClemeResult:
+    total = Counts()
+    for candidates in per_sentence:
+        best_key, best = (-1.0, 0, 0, 0, 0), Counts()
+        for c in candidates:
+            f = round(prf(total.tp + c.tp, total.fp + c.fp, total.fn + c.fn, beta)[2], 4)
+            key = (f, c.tp, -c.fp, -c.fn, c.tn)
+            if key > best_key:
+                best_key, best = key, c
+        total.tp += best.tp
+        total.fp += best.fp
+        total.fn += best.fn
+        total.tn += best.tn
+    p, r, f = prf(total.tp, total.fp, total.fn, beta)
+    return ClemeResult(total.tp, total.fp, total.fn, total.tn, p, r, f)
+
+
+def cleme(sentences: Sequence[CSentence], *, merge_distance: int = 0, beta: float = 0.5,
+          weigher: LengthWeigher | None = LengthWeigher()) -> dict[str, ClemeResult]:
+    """Corpus-level CLEME: ``{"dependent_weighted", "dependent_unweighted", "independent_weighted",
+    "independent_unweighted"}`` -> ClemeResult. References with an empty text are dropped as CLEME drops them (all
+    but the first when every reference is empty)."""
+    partitions = []
+    for sent in sentences:
+        refs = [r for r in sent.refs if r.tokens] or list(sent.refs[:1])
+        if not refs:
+            raise ValueError("a sentence needs at least one reference")
+        partitions.append(chunk_partition(CSentence(sent.source, sent.hyp, tuple(refs)), merge_distance))
+    lengths = [c.length for chunks in partitions for ref in chunks[1:] for c in ref if c.changed]
+    bias = sum(lengths) / len(lengths) if lengths else 0.0
+    results = {}
+    for variant in ("dependent", "independent"):
+        weighted, unweighted = [], []
+        for chunks in partitions:
+            hyp, refs = chunks[0], chunks[1:]
+            if variant == "dependent":
+                labels = [_classify_dependent(hyp, r) for r in refs]
+            else:
+                labels = [_classify_independent(hyp, refs)] * len(refs)
+            unweighted.append([_counts(lab, None, bias) for lab in labels])
+            weighted.append([_counts(lab, weigher, bias) for lab in labels] if weigher else unweighted[-1])
+        results[f"{variant}_weighted"] = _corpus(weighted, beta)
+        results[f"{variant}_unweighted"] = _corpus(unweighted, beta)
+    return results
+
+
+# --- M2 input, as CLEME's M2DataReaderWriter reads it ----------------------------------------------------------------
+
+_T_LINE = re.compile(r"T(\d+)-A(\d+)")
+
+
+def _parse_a_line(line: str, src: Sequence[str], path: str, lineno: int) -> tuple[int, int, list[str], int]:
+    parts = line.split("|||", 2)
+    parts = parts[:2] + parts[-1].rsplit("|||", 3)
+    if len(parts) != 6:
+        raise InputError(path, f"malformed edit line: {line!r}", line=lineno)
+    try:
+        s, e = map(int, parts[0].split()[1:])
+        annotator = int(parts[-1])
+    except ValueError:
+        raise InputError(path, f"malformed edit line: {line!r}", line=lineno) from None
+    if parts[1] in ("noop", "NA") and not s == e == -1:
+        raise InputError(path, f"{parts[1]} edit with a span: {line!r}", line=lineno)
+    if not (s == e == -1) and not 0 <= s <= e <= len(src):
+        raise InputError(path, f"edit span {s} {e} outside the {len(src)}-token source", line=lineno)
+    cor = parts[2].strip().split()
+    if cor and cor[0] == "-NONE-":
+        cor = []
+    return s, e, cor, annotator
+
+
+def _apply_edits(src: Sequence[str], lines: Sequence[tuple[int, str]], path: str) -> Target:
+    tokens = list(src)
+    offset = 0
+    edits = []
+    for lineno, line in lines:
+        s, e, cor, _ = _parse_a_line(line, src, path, lineno)
+        if s == e == -1:
+            continue
+        tb = s + offset
+        tokens[tb:e + offset] = cor
+        offset += len(cor) - (e - s)
+        edits.append((s, e, tb, tb + len(cor)))
+    return Target(tuple(tokens), tuple(edits))
+
+
+def read_m2(path: str | os.PathLike) -> list[tuple[tuple[str, ...], list[Target]]]:
+    """(source tokens, [target, ...]) per M2 block, as CLEME's M2 reader builds them: tokens split on spaces; for each
+    annotator the edits of its first alignment (``T<i>-A0``; blocks ``T<i>-A<j>``, j >= 1, are skipped); edits are
+    applied in file order; ``-NONE-`` is an empty correction; noop lines give an unchanged target."""
+    path = os.fspath(path)
+    lines = read_lines(path)
+    blocks: list[list[tuple[int, str]]] = []
+    cur: list[tuple[int, str]] = []
+    for k, line in enumerate(lines, 1):
+        if line.strip():
+            cur.append((k, line))
+        elif cur:
+            blocks.append(cur)
+            cur = []
+    if cur:
+        blocks.append(cur)
+    out = []
+    for block in blocks:
+        lineno, first = block[0]
+        if not first.startswith("S"):
+            raise InputError(path, "an M2 block must begin with an S line", line=lineno)
+        src = tuple(first.replace("S ", "", 1).split())
+        if not src:
+            raise InputError(path, "empty source sentence", line=lineno)
+        groups: list[list[tuple[int, str]]] = []
+        group: list[tuple[int, str]] = []
+        target_index, skip, prev_t = -1, False, False
+        for lineno, line in block[1:]:
+            if line.startswith("T"):
+                if prev_t:
+                    groups.append([])
+                m = _T_LINE.search(line.split()[0])
+                if m is not None:
+                    skip = int(m.group(2)) != 0
+                prev_t = True
+            elif line.startswith("A"):
+                try:
+                    annotator = int(line.split("|||")[-1])
+                except ValueError:
+                    raise InputError(path, f"malformed edit line: {line!r}", line=lineno) from None
+                if annotator == target_index + 1:
+                    if group:
+                        groups.append(group)
+                    group = []
+                    target_index = annotator
+                if not skip:
+                    group.append((lineno, line))
+                prev_t = False
+            else:
+                raise InputError(path, f"unexpected line in an M2 block: {line!r}", line=lineno)
+        groups.append(group)
+        out.append((src, [_apply_edits(src, g, path) for g in groups]))
+    return out
+
+
+def m2_sentences(hyp_path: str | os.PathLike, ref_path: str | os.PathLike) -> list[CSentence]:
+    """Pair a hypothesis M2 file (its first target) with a reference M2 file (all its targets), block by block."""
+    hyp, ref = read_m2(hyp_path), read_m2(ref_path)
+    if len(hyp) != len(ref):
+        raise InputError(os.fspath(hyp_path), f"{len(hyp)} sentences, but {os.fspath(ref_path)} has {len(ref)}")
+    out = []
+    for i, ((hs, ht), (rs, rt)) in enumerate(zip(hyp, ref)):
+        if hs != rs:
+            raise InputError(os.fspath(hyp_path), f"sentence {i}: source differs from {os.fspath(ref_path)}'s")
+        out.append(CSentence(hs, ht[0], tuple(rt)))
+    return out

@@ -1,0 +1,415 @@
+"""Span-based GEC scoring of hypothesis edits against reference edits: errant_compare's and ChERRANT's compare.
+
+The scorer works on plain tuples. A sentence's edits are a dict ``{candidate: [edit, ...]}`` where a candidate is an
+annotator id (any hashable: ``(annotator, alignment)`` pairs score alternative alignments separately) and an edit is
+``(start, end, type, cor)``: source tokens [start, end) replaced by ``cor`` (the correction tokens joined by single
+spaces; ``-NONE-`` or ``""`` for a deletion, as the M2 file has it). ``(-1, -1, "noop", "-NONE-")`` is a noop edit.
+
+    >>> from peet_fast.compare import compare_edits
+    >>> hyp = [{0: [(1, 2, "R:VERB:SVA", "is")]}]
+    >>> ref = [{0: [(1, 2, "R:VERB:SVA", "is"), (3, 3, "M:DET", "a")]}, ]
+    >>> r = compare_edits(hyp, ref)
+    >>> (r.tp, r.fp, r.fn, r.p, r.r, r.f)
+    (1, 0, 1, 1.0, 0.5, 0.8333)
+
+Exactly as errant_compare (errant 3.0.x, ``lang="en"``) and ChERRANT's compare_m2_for_evaluation (``lang="zh"``):
+
+- per sentence, every (hyp candidate, ref candidate) pair is scored and the one giving the highest corpus F so far
+  (the running TP/FP/FN plus the pair's, F rounded to 4 decimals as the tools round it) is kept; ties go to more TP,
+  then fewer FP, then fewer FN, then the first pair in file order;
+- a sentence without any edit gets a noop candidate 0; noop edits are never TP, FP or FN; ``UNK`` edits count only in
+  the detection modes; an edit repeated within a candidate counts once per repeat (the tools' "multiple tokens at the
+  same span"), so alternative alignments pooled under one annotator id count a shared edit once per alignment;
+- modes: ``cs`` span correction (start, end, cor), ``cse`` span correction with the type, ``ds`` span detection
+  (start, end), ``dt`` token detection (each token of a span; an insertion marks the token on its right);
+- per-type counts: a TP under the reference edit's type, an FP under the hypothesis edit's, an FN under the
+  reference edit's; ``single``/``multi``/``filt`` filters as the tools apply them;
+- ``lang="zh"`` adds ChERRANT's two differences: spaces are removed from corrections before matching, and a
+  sentence whose only reference is one ``NA`` edit (a source that "cannot be annotated") is skipped.
+
+P, R and F are the tools' figures: rounded to 4 decimals, P = 1 when FP = 0 and R = 1 when FN = 0.
+
+Inputs (``peet-fast compare``): M2 files read strictly by peet_fast.m2.read_m2 (load_m2_pair also refuses blocks whose
+S lines differ), English parallel text through ``peet-fast m2``'s annotation (sentences_from_parallel_en), Chinese
+parallel text or ChERRANT ``id, source, targets...`` files through peet_fast.zh (sentences_from_parallel_zh).
+
+Deliberate departures from the tools, all on input the tools mishandle or by explicit request: malformed M2 (a span
+past the sentence or reversed, a non-integer annotator id, a block without an S line, a stray line) is refused where
+the tools crash or score it; hyp and ref blocks with different S lines are refused (neither tool checks; ChERRANT's
+own demo files differ in one colon and need ``--allow-source-mismatch``); ChERRANT ``T`` lines are accepted in
+English mode too (errant would crash on them); ``alignments="separate"`` (not the default) scores each alternative
+alignment of a target as a candidate of its own instead of pooling them."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Mapping, Sequence
+
+MODES = ("cs", "cse", "ds", "dt")
+MODE_TITLES = {"dt": " Token-Based Detection ", "ds": " Span-Based Detection ",
+               "cse": " Span-Based Correction + Classification ", "cs": " Span-Based Correction "}
+LANGS = ("en", "zh")
+NOOP = (-1, -1, "noop", "-NONE-")
+
+Edit = tuple  # (start, end, type, cor)
+Sentence = Mapping[Hashable, Sequence[Edit]]
+
+
+def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float, float]:
+    """(P, R, F_beta) rounded to 4 decimals, computed exactly as errant_compare and ChERRANT compute them."""
+    p = float(tp) / (tp + fp) if fp else 1.0
+    r = float(tp) / (tp + fn) if fn else 1.0
+    f = float((1 + (beta ** 2)) * p * r) / (((beta ** 2) * p) + r) if p + r else 0.0
+    return round(p, 4), round(r, 4), round(f, 4)
+
+
+@dataclass
+class CompareResult:
+    """Corpus counts and scores. per_type: {type: [TP, FP, FN]} over the chosen pairs; choices: per sentence the
+    (hyp candidate, ref candidate) chosen, or None for a skipped (NA) sentence."""
+    tp: int
+    fp: int
+    fn: int
+    beta: float
+    mode: str
+    per_type: dict = field(default_factory=dict)
+    choices: list = field(default_factory=list)
+
+    @property
+    def p(self) -> float:
+        return f_score(self.tp, self.fp, self.fn, self.beta)[0]
+
+    @property
+    def r(self) -> float:
+        return f_score(self.tp, self.fp, self.fn, self.beta)[1]
+
+    @property
+    def f(self) -> float:
+        return f_score(self.tp, self.fp, self.fn, self.beta)[2]
+
+    def f_key(self) -> str:
+        """The F column's name as the tools print it: 'F0.5' for beta 0.5."""
+        return "F" + str(self.beta)
+
+    def categories(self, level: int = 3) -> dict:
+        """per_type regrouped as the tools' -cat option does: 1 operation (M/R/U), 2 main type (NOUN...), 3 all.
+        UNK always stays UNK."""
+        return group_types(self.per_type, level)
+
+    def summary(self, level: int = 3) -> dict:
+        """{"TP", "FP", "FN", "P", "R", "F<beta>", "per_type": {type: {TP, FP, FN, P, R, F<beta>}}} plus the mode."""
+        fk = self.f_key()
+
+        def row(tp, fp, fn):
+            p, r, f = f_score(tp, fp, fn, self.beta)
+            return {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, fk: f}
+
+        out = row(self.tp, self.fp, self.fn)
+        out["beta"] = self.beta
+        out["mode"] = self.mode
+        out["per_type"] = {cat: row(*c) for cat, c in sorted(self.categories(level).items())}
+        return out
+
+
+def group_types(per_type: Mapping[str, Sequence[int]], level: int) -> dict:
+    """errant_compare's processCategories: 1 -> the operation letter, 2 -> the type after 'X:', 3 -> unchanged."""
+    if level not in (1, 2, 3):
+        raise ValueError(f"category level must be 1, 2 or 3, not {level!r}")
+    if level == 3:
+        return {k: list(v) for k, v in per_type.items()}
+    out: dict[str, list[int]] = {}
+    for cat, cnt in per_type.items():
+        key = cat if cat == "UNK" else (cat[0] if level == 1 else cat[2:])
+        if key in out:
+            out[key] = [x + y for x, y in zip(out[key], cnt)]
+        else:
+            out[key] = list(cnt)
+    return out
+
+
+def _keys(edits: Iterable[Edit], mode: str, lang: str, single: bool, multi: bool, filt: frozenset) -> dict:
+    """One candidate's edits -> {match key: [types]} (errant_compare's process_edits for one coder)."""
+    out: dict = {}
+    detect = mode in ("ds", "dt")
+    for start, end, cat, cor in edits:
+        if lang == "zh":
+            cor = cor.replace(" ", "")
+        if cat == "UNK" and not detect:
+            continue
+        if single and (end - start >= 2 or len(cor.split()) >= 2):
+            continue
+        if multi and end - start < 2 and len(cor.split()) < 2:
+            continue
+        if cat in filt:
+            continue
+        if mode == "dt":
+            if start == -1:
+                keys = ((start, start),)
+            elif start == end:
+                keys = ((start, start + 1),)
+            else:
+                keys = [(t, t + 1) for t in range(start, end)]
+        elif mode == "ds":
+            keys = ((start, end),)
+        elif mode == "cse":
+            keys = ((start, end, cat, cor),)
+        else:
+            keys = ((start, end, cor),)
+        for key in keys:
+            cats = out.get(key)
+            if cats is None:
+                out[key] = [cat]
+            else:
+                cats.append(cat)
+    return out
+
+
+def _candidates(sent: Sentence, mode: str, lang: str, single: bool, multi: bool, filt: frozenset) -> dict:
+    if not sent:
+        sent = {0: [NOOP]}
+    return {cand: _keys(edits, mode, lang, single, multi, filt) for cand, edits in sent.items()}
+
+
+def _pair_counts(hyp: dict, ref: dict) -> tuple[int, int, int, dict]:
+    """errant_compare's compareEdits: TP/FP/FN and {type: [TP, FP, FN]} of one hyp candidate vs one ref candidate."""
+    tp = fp = fn = 0
+    cats: dict[str, list[int]] = {}
+    for key, h_cats in hyp.items():
+        if h_cats[0] == "noop":
+            continue
+        r_cats = ref.get(key)
+        if r_cats is not None:
+            for c in r_cats:
+                tp += 1
+                _bump(cats, c, 0)
+        else:
+            for c in h_cats:
+                fp += 1
+                _bump(cats, c, 1)
+    for key, r_cats in ref.items():
+        if r_cats[0] == "noop" or key in hyp:
+            continue
+        for c in r_cats:
+            fn += 1
+            _bump(cats, c, 2)
+    return tp, fp, fn, cats
+
+
+def _bump(cats: dict, cat: str, i: int) -> None:
+    row = cats.get(cat)
+    if row is None:
+        row = cats[cat] = [0, 0, 0]
+    row[i] += 1
+
+
+def _is_na(ref: dict) -> bool:
+    """ChERRANT's "not annotatable" sentence: one reference candidate holding one key whose first type is NA."""
+    if len(ref) != 1:
+        return False
+    only = next(iter(ref.values()))
+    return len(only) == 1 and next(iter(only.values()))[0] == "NA"
+
+
+def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
+                  lang: str = "en", single: bool = False, multi: bool = False,
+                  filt: Iterable[str] = ()) -> CompareResult:
+    """Score hypothesis sentences against reference sentences (same length, same source order); see the module
+    docstring for the edit format and the exact rules. Returns a CompareResult (.tp .fp .fn .p .r .f .per_type)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
+    if len(hyp) != len(ref):
+        raise ValueError(f"hyp and ref differ in sentence count ({len(hyp)} vs {len(ref)})")
+    filt = frozenset(filt)
+    b2 = beta ** 2
+    b1 = 1 + b2
+    total_tp = total_fp = total_fn = 0
+    per_type: dict[str, list[int]] = {}
+    choices: list = []
+    for h_sent, r_sent in zip(hyp, ref):
+        h_dict = _candidates(h_sent, mode, lang, single, multi, filt)
+        r_dict = _candidates(r_sent, mode, lang, single, multi, filt)
+        if lang == "zh" and _is_na(r_dict):
+            choices.append(None)
+            continue
+        best = None
+        best_tp = best_fp = best_fn = 0
+        best_f = -1.0
+        forced = len(h_dict) == 1 and len(r_dict) == 1       # one pair: chosen whatever its F
+        for h_id, h_keys in h_dict.items():
+            for r_id, r_keys in r_dict.items():
+                tp, fp, fn, cats = _pair_counts(h_keys, r_keys)
+                if forced:
+                    best_tp, best_fp, best_fn, best = tp, fp, fn, (h_id, r_id, cats)
+                    break
+                # the running corpus F, computed (and rounded) exactly as f_score does
+                c_tp, c_fp, c_fn = tp + total_tp, fp + total_fp, fn + total_fn
+                p = float(c_tp) / (c_tp + c_fp) if c_fp else 1.0
+                r = float(c_tp) / (c_tp + c_fn) if c_fn else 1.0
+                f = round(float(b1 * p * r) / ((b2 * p) + r), 4) if p + r else 0.0
+                if (f > best_f or (f == best_f and (tp > best_tp or (tp == best_tp and (
+                        fp < best_fp or (fp == best_fp and fn < best_fn)))))):
+                    best_tp, best_fp, best_fn, best_f = tp, fp, fn, f
+                    best = (h_id, r_id, cats)
+        total_tp += best_tp
+        total_fp += best_fp
+        total_fn += best_fn
+        if best is None:        # cannot happen: both sides have at least one candidate
+            choices.append(None)
+            continue
+        choices.append(best[:2])
+        for cat, cnt in best[2].items():
+            row = per_type.get(cat)
+            if row is None:
+                per_type[cat] = list(cnt)
+            else:
+                for i in range(3):
+                    row[i] += cnt[i]
+    return CompareResult(total_tp, total_fp, total_fn, beta, mode, per_type, choices)
+
+
+def m2_sentences(blocks, *, alignments: str = "pool") -> list[dict]:
+    """M2 blocks (peet_fast.m2.read_m2) -> the scorer's sentences. alignments="pool" (what the tools do): every edit
+    of an annotator id is one candidate, whatever alternative alignment (ChERRANT T<i>-A<j>) it came from;
+    "separate": each (annotator, alignment) is its own candidate, so the best alignment of a target is chosen."""
+    if alignments not in ("pool", "separate"):
+        raise ValueError(f"alignments must be 'pool' or 'separate', not {alignments!r}")
+    out: list[dict] = []
+    pool = alignments == "pool"
+    for block in blocks:
+        sent: dict = {}
+        for e in block.edits:
+            key = e.annotator if pool else (e.annotator, e.alignment)
+            lst = sent.get(key)
+            if lst is None:
+                lst = sent[key] = []
+            lst.append((e.start, e.end, e.type, e.cor))
+        out.append(sent)
+    return out
+
+
+def format_results(result: CompareResult, cat: int | None = None) -> str:
+    """The report errant_compare / ChERRANT print (byte for byte): optional category table, then the totals."""
+    beta = result.beta
+    title = MODE_TITLES[result.mode]
+    lines: list[str] = []
+    if cat:
+        cats = result.categories(cat)
+        lines.append("")
+        lines.append("{:=^66}".format(title))
+        lines.append(" ".join(["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8), "P".ljust(8),
+                               "R".ljust(8), "F" + str(beta)]))
+        for name, cnts in sorted(cats.items()):
+            p, r, f = f_score(cnts[0], cnts[1], cnts[2], beta)
+            lines.append(" ".join([name.ljust(14), str(cnts[0]).ljust(8), str(cnts[1]).ljust(8),
+                                   str(cnts[2]).ljust(8), str(p).ljust(8), str(r).ljust(8), str(f)]))
+    lines.append("")
+    lines.append("{:=^46}".format(title))
+    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", "F" + str(beta)]))
+    lines.append("\t".join(map(str, [result.tp, result.fp, result.fn, result.p, result.r, result.f])))
+    lines.append("{:=^46}".format(""))
+    lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+# --- inputs: M2 files, or parallel text annotated here ------------------------------------------------------------
+
+def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
+    """Read and cross-check a hypothesis and a reference M2 file: same number of sentence blocks, same source tokens
+    in every block (unless check_sources is false). Returns (hyp_blocks, ref_blocks); raises InputError naming the
+    file and line."""
+    from peet_fast.io import InputError
+    from peet_fast.m2 import read_m2
+
+    hyp = read_m2(hyp_path)
+    ref = read_m2(ref_path)
+    if len(hyp) != len(ref):
+        raise InputError(hyp_path, f"hyp and ref M2 differ in sentence count ({hyp_path}: {len(hyp)} blocks, "
+                                   f"{ref_path}: {len(ref)} blocks)")
+    if check_sources:
+        check_same_sources(hyp, ref, hyp_path, ref_path)
+    return hyp, ref
+
+
+def check_same_sources(hyp, ref, hyp_path: str, ref_path: str) -> None:
+    """Refuse blocks whose S lines differ (the spans would not refer to the same tokens)."""
+    from peet_fast.io import InputError
+
+    for k, (h, r) in enumerate(zip(hyp, ref)):
+        if h.source != r.source:
+            raise InputError(hyp_path, f"source of sentence {k + 1} differs from {ref_path}:{r.line} "
+                                       f"({' '.join(h.source)[:60]!r} vs {' '.join(r.source)[:60]!r})", h.line)
+
+
+def sentences_from_parallel_en(annotator, src: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]]):
+    """English parallel text -> (hyp sentences, ref sentences): exactly what `peet-fast m2` (= errant_parallel) writes
+    for SRC -> HYP and SRC -> each REF (annotator ids 0, 1, ... in --ref order), read back. One annotation batch:
+    each source sentence is parsed once."""
+    from peet_fast.m2 import m2_blocks, parse_m2
+
+    hyp_out: list[dict] = []
+    ref_out: list[dict] = []
+    for text in m2_blocks(annotator, src, [hyp, *refs]):
+        block = parse_m2(text.split("\n"), "<annotated>")[0]
+        h: dict = {}
+        r: dict = {}
+        for e in block.edits:
+            side, key = (h, 0) if e.annotator == 0 else (r, e.annotator - 1)
+            side.setdefault(key, []).append((e.start, e.end, e.type, e.cor))
+        hyp_out.append(h)
+        ref_out.append(r)
+    return hyp_out, ref_out
+
+
+def sentences_from_parallel_zh(annotator, src: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]],
+                               strategy: str = "all", alignments: str = "pool"):
+    """Chinese parallel text -> (hyp sentences, ref sentences) through peet_fast.zh (ChERRANT's char-level
+    annotation). hyp: per sentence a hypothesis, or a list of them (hyp annotators 0, 1, ...); refs: per sentence,
+    its references (any number: annotator ids 0, 1, ... in that order; ChERRANT's ``id, source, ref1, ...`` rows). Each alternative alignment of a target is pooled under its annotator id
+    (alignments="pool": what ChERRANT's compare does with its M2) or is a candidate of its own ("separate")."""
+    if not (len(src) == len(hyp) == len(refs)):
+        raise ValueError(f"src, hyp and refs differ in length ({len(src)}, {len(hyp)}, {len(refs)})")
+    hyps = [[h] if isinstance(h, str) else list(h) for h in hyp]
+    pairs = []
+    for s, hs, rs in zip(src, hyps, refs):
+        pairs.extend((s, t) for t in (*hs, *rs))
+    annotated = annotator.annotate_many(pairs, strategy)
+    hyp_out: list[dict] = []
+    ref_out: list[dict] = []
+    x = 0
+    for hs, rs in zip(hyps, refs):
+        h_sent: dict = {}
+        r_sent: dict = {}
+        for sent, targets in ((h_sent, hs), (r_sent, rs)):
+            for j in range(len(targets)):
+                _zh_candidates(sent, j, annotated[x], alignments)
+                x += 1
+        hyp_out.append(h_sent)
+        ref_out.append(r_sent)
+    return hyp_out, ref_out
+
+
+def load_para_pair(hyp_path: str, ref_path: str):
+    """Read ChERRANT parallel files (``id \\t source \\t target ...``) for the hypothesis and the references; refuses
+    different line counts and a line whose source differs (whitespace ignored, as ChERRANT ignores it).
+    Returns (sources, hyp targets per line, ref targets per line)."""
+    from peet_fast.io import InputError
+    from peet_fast.m2 import read_para
+
+    h_src, h_tgt = read_para(hyp_path)
+    r_src, r_tgt = read_para(ref_path)
+    if len(h_src) != len(r_src):
+        raise InputError(hyp_path, f"hyp and ref differ in line count ({hyp_path}: {len(h_src)} lines, "
+                                   f"{ref_path}: {len(r_src)} lines)")
+    for k, (a, b) in enumerate(zip(h_src, r_src), 1):
+        if "".join(a.split()) != "".join(b.split()):
+            raise InputError(hyp_path, f"source differs from {ref_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
+    return r_src, h_tgt, r_tgt
+
+
+def _zh_candidates(sent: dict, coder: int, found: list, alignments: str) -> dict:
+    """Add one target's alignments (ZhAnnotator.annotate) to a sentence's candidates under annotator id coder."""
+    for a, alignment in enumerate(found or [[NOOP]]):
+        lst = sent.setdefault(coder if alignments == "pool" else (coder, a), [])
+        lst.extend((s, e, t, c) for s, e, t, c in alignment)
+    return sent

@@ -1,0 +1,199 @@
+"""Edit-wise majority voting over N GEC system outputs (MuCGEC's rule-based ensemble, as the issue specifies it).
+
+For each sentence: extract each system's edits against the source (English: ERRANT edits of the pre-tokenised text,
+as ``peet-fast m2``; Chinese: ChERRANT char-level edits, the first minimum-cost alignment); count, for each distinct
+edit ``(start, end, correction)``, the systems that produced it; keep it when
+
+- more than N/2 systems produced it (``min_votes`` = floor(N/2) + 1), or
+- it is a word-order or spelling edit and at least N/2 - 1 systems produced it, never fewer than 1
+  (``min_votes_relaxed`` = max(1, ceil(N/2 - 1))): English ``R:WO`` and ``R:SPELL``; Chinese ``W``, and an ``S``
+  edit that is a spelling correction by the rule of ``zh_is_spelling``;
+
+then apply the kept edits that do not overlap: edits are taken by more votes first, then by position (start, end),
+then in the order the systems are given (the first system proposing an edit first); an edit overlapping one already
+taken is dropped. Two edits overlap when their spans share a token, when they are insertions at the same position,
+or when an insertion falls strictly inside the other's span. The result is the source with those edits applied:
+English tokens joined by single spaces, Chinese characters joined without spaces.
+
+An edit's type (for the relaxed threshold) is the type most of its voters gave it (ties: the earliest system's)."""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Callable, NamedTuple, Sequence
+
+Edit = tuple  # (start, end, type, cor): cor = correction tokens joined by spaces; "" or "-NONE-" for a deletion
+DELETION = ("", "-NONE-")
+EN_RELAXED = frozenset({"R:WO", "R:SPELL"})
+
+
+class Thresholds(NamedTuple):
+    min_votes: int
+    min_votes_relaxed: int
+
+
+def default_thresholds(n: int) -> Thresholds:
+    """More than N/2 votes; N/2 - 1 (at least 1) for word-order and spelling edits."""
+    if n < 1:
+        raise ValueError("need at least one system")
+    return Thresholds(n // 2 + 1, max(1, -(-(n - 2) // 2)))
+
+
+class Voted(NamedTuple):
+    start: int
+    end: int
+    type: str
+    cor: str
+    votes: int
+    first: int          # index of the first system that proposed it
+
+
+def count_votes(system_edits: Sequence[Sequence[Edit]]) -> list[Voted]:
+    """Distinct edits (start, end, cor) of one sentence with their vote counts (a system votes once per edit; noop
+    and NA lines are not edits) and majority type, in order of first appearance."""
+    votes: dict = {}
+    for k, edits in enumerate(system_edits):
+        seen = set()
+        for start, end, etype, cor in edits:
+            if start < 0:
+                continue
+            key = (start, end, "" if cor in DELETION else cor)
+            if key in seen:
+                continue
+            seen.add(key)
+            entry = votes.get(key)
+            if entry is None:
+                votes[key] = entry = [k, Counter(), []]
+            entry[1][etype] += 1
+            entry[2].append(etype)
+    out = []
+    for (start, end, cor), (first, types, order) in votes.items():
+        best = max(types.values())
+        etype = next(t for t in order if types[t] == best)
+        out.append(Voted(start, end, etype, cor, len(order), first))
+    return out
+
+
+def _overlap(a: Voted, b: Voted) -> bool:
+    if a.start == a.end and b.start == b.end:
+        return a.start == b.start
+    if a.start == a.end:
+        return b.start < a.start < b.end
+    if b.start == b.end:
+        return a.start < b.start < a.end
+    return a.start < b.end and b.start < a.end
+
+
+def select(voted: Sequence[Voted], thresholds: Thresholds, relaxed: Callable[[Voted], bool]) -> list[Voted]:
+    """The kept edits (enough votes), without overlaps (see the module docstring), sorted by position."""
+    kept = [v for v in voted if v.votes >= thresholds.min_votes
+            or (v.votes >= thresholds.min_votes_relaxed and relaxed(v))]
+    kept.sort(key=lambda v: (-v.votes, v.start, v.end, v.first))
+    taken: list[Voted] = []
+    for v in kept:
+        if not any(_overlap(v, t) for t in taken):
+            taken.append(v)
+    taken.sort(key=lambda v: (v.start, v.end))
+    return taken
+
+
+def apply_edits(tokens: Sequence[str], edits: Sequence[Voted]) -> list[str]:
+    """The source tokens with non-overlapping edits applied (an insertion at p goes before token p and before an
+    edit starting at p)."""
+    out: list[str] = []
+    pos = 0
+    for e in sorted(edits, key=lambda v: (v.start, v.end)):
+        if e.start < pos:
+            raise ValueError(f"overlapping edits at token {e.start}")
+        out.extend(tokens[pos:e.start])
+        if e.cor:
+            out.extend(e.cor.split(" "))
+        pos = e.end
+    out.extend(tokens[pos:])
+    return out
+
+
+def en_relaxed(v: Voted, tokens: Sequence[str]) -> bool:
+    return v.type in EN_RELAXED
+
+
+def zh_is_spelling(src_span: str, cor: str, readings: Callable[[str], set]) -> bool:
+    """Chinese spelling edit: source span and correction have the same number of characters and either hold the same
+    characters in another order, or every differing character pair shares a toneless pinyin reading (pypinyin,
+    heteronyms). ChERRANT's check also accepts pairs similar in glyph shape and sound by its char_meta.txt table,
+    which is not used here."""
+    if len(src_span) != len(cor) or src_span == cor:
+        return False
+    if sorted(src_span) == sorted(cor):
+        return True
+    return all(a == b or (readings(a) & readings(b)) for a, b in zip(src_span, cor))
+
+
+def pinyin_readings() -> Callable[[str], set]:
+    """char -> its set of toneless pinyin readings (pypinyin, heteronyms), cached."""
+    from pypinyin import Style, pinyin
+
+    cache: dict = {}
+
+    def readings(ch: str) -> set:
+        r = cache.get(ch)
+        if r is None:
+            r = cache[ch] = set(pinyin(ch, style=Style.NORMAL, heteronym=True)[0]) if ch.strip() else set()
+        return r
+    return readings
+
+
+def zh_relaxed_rule(readings: Callable[[str], set]):
+    def relaxed(v: Voted, tokens: Sequence[str]) -> bool:
+        if v.type == "W":
+            return True
+        return v.type == "S" and zh_is_spelling("".join(tokens[v.start:v.end]), v.cor.replace(" ", ""), readings)
+    return relaxed
+
+
+class EnsembleResult(NamedTuple):
+    sentences: list          # corrected sentences
+    kept: int                # edits applied
+    candidates: int          # distinct edits proposed
+    dropped_overlaps: int    # edits with enough votes dropped for overlapping a better one
+
+
+def vote_all(sources: Sequence[Sequence[str]], system_edits: Sequence[Sequence[Sequence[Edit]]], n: int,
+             thresholds: Thresholds | None, relaxed, joiner: str) -> EnsembleResult:
+    """sources: per sentence its tokens; system_edits: per sentence, per system, its edits."""
+    th = thresholds or default_thresholds(n)
+    out, kept_n, cand_n, dropped = [], 0, 0, 0
+    for tokens, per_system in zip(sources, system_edits):
+        voted = count_votes(per_system)
+        rule = (lambda v, t=tokens: relaxed(v, t))
+        enough = [v for v in voted if v.votes >= th.min_votes or (v.votes >= th.min_votes_relaxed and rule(v))]
+        kept = select(voted, th, rule)
+        cand_n += len(voted)
+        kept_n += len(kept)
+        dropped += len(enough) - len(kept)
+        out.append(joiner.join(apply_edits(tokens, kept)))
+    return EnsembleResult(out, kept_n, cand_n, dropped)
+
+
+def ensemble_en(annotator, src: Sequence[str], hyps: Sequence[Sequence[str]],
+                thresholds: Thresholds | None = None) -> EnsembleResult:
+    """English: ERRANT edits of each system against the source (one annotation batch: each source parsed once)."""
+    n = len(hyps)
+    m = len(src)
+    edits = annotator.annotate_batch([s for _ in hyps for s in src], [h for hyp in hyps for h in hyp])
+    per_sentence = [[[(e.o_start, e.o_end, e.type, e.c_str) for e in edits[k * m + i]] for k in range(n)]
+                    for i in range(m)]
+    sources = [s.split() for s in src]
+    return vote_all(sources, per_sentence, n, thresholds, en_relaxed, " ")
+
+
+def ensemble_zh(annotator, src: Sequence[str], hyps: Sequence[Sequence[str]],
+                thresholds: Thresholds | None = None) -> EnsembleResult:
+    """Chinese: ChERRANT char-level edits (first minimum-cost alignment) of each system against the source; the
+    annotator (peet_fast.zh.ZhAnnotator) should not convert the outputs to simplified (t2s=False)."""
+    n = len(hyps)
+    sources, per_sentence = [], []
+    for i, s in enumerate(src):
+        results = [annotator.annotate_full(s, hyp[i], "first") for hyp in hyps]
+        sources.append(annotator.tokenize(s))
+        per_sentence.append([r.alignments[0] if r.kind == "edits" else [] for r in results])
+    return vote_all(sources, per_sentence, n, thresholds, zh_relaxed_rule(pinyin_readings()), "")

@@ -1,0 +1,561 @@
+"""EXCGEC evaluation: edit-wise explanation metrics and the correction score of explainable Chinese GEC.
+
+An EXCGEC system corrects a Chinese sentence and explains each of its edits: an error type (one of 17), a severity
+(1-5) and a natural-language description. This module reads hypothesis and reference files, matches hypothesis edits
+to reference edits and scores the explanations of the matched ("hit") edits as the EXCGEC evaluator
+(THUKElab/EXCGEC, ``benchmarks/xcgec/evaluate.py``) does:
+
+- **hit matching**: an edit with source interval ``[s, e]`` covers the source positions ``s..e`` *inclusive* (an
+  insertion at p covers p); each hypothesis edit is matched to the reference edit of its sample with the largest
+  overlap (the first on ties); an overlap > 0 makes it a hit. Hit rate = hits / hypothesis edits; miss rate =
+  reference edits overlapped by no hypothesis edit / reference edits (this one is ours: the evaluator has none);
+- on hit pairs only: error-type accuracy and per-type / micro / macro precision, recall and F1 (as scikit-learn's
+  ``precision_recall_fscore_support``; macro over all 17 types as the evaluator, and over the types present);
+  severity MAE; description BLEU (NLTK ``sentence_bleu``: 4-gram, uniform weights, no smoothing), METEOR (NLTK
+  ``meteor_score``) and ROUGE-1/2/L F (``rouge_chinese``), all on character tokens, averaged over hit pairs;
+- the correction score (CLEME, ChERRANT) lives in :mod:`peet_fast.cleme` / :func:`correction_scores`.
+
+The metrics are implemented here (bit-parallel LCS, n-gram counting) to be fast, and reproduce those libraries'
+numbers exactly (the tests check them against the libraries when installed). METEOR's WordNet synonym stage is
+reproduced without WordNet: with character tokens only single characters can match, and WordNet 3.0 links exactly
+three pairs of lower-case single characters (``SINGLE_CHAR_SYNONYMS``), so that table replaces the corpus.
+
+Input layouts (both read; see :func:`read_excgec`):
+
+- the dataset layout (``test.json``): ``{"metadata": ..., "samples": [{"source", "target", "edits": [{"src_interval",
+  "tgt_interval", "error_type", "error_severity", "error_description", ...}]}]}``;
+- the evaluator's layout (``test.ref.json``): ``[{"input": source, "output": {"target", "edits": [{"src_interval",
+  "tgt_interval", ...}], "explanations": [{"error_type", "error_severity", "error_description"}]}}]``.
+"""
+from __future__ import annotations
+
+import json
+import math
+import os
+import sys
+from dataclasses import dataclass
+from typing import Any, Iterable, Sequence
+
+from peet_fast.io import InputError
+
+# The 17 error types, in the evaluator's order (VALID_ERROR_TYPES of benchmarks/xcgec/objects.py).
+ERROR_TYPES: tuple[str, ...] = (
+    "标点冗余", "标点丢失", "标点误用",
+    "字音混淆错误", "字形混淆错误", "词内部字符异位错误", "命名实体拼写错误",
+    "词语冗余", "词语丢失", "词语误用",
+    "词序不当", "逻辑不通", "句式杂糅",
+    "照应错误", "歧义错误", "语气不协调", "其他错误",
+)
+TYPE_INDEX = {t: i for i, t in enumerate(ERROR_TYPES)}
+
+# WordNet 3.0 synonyms between single lower-case characters, as NLTK's METEOR sees them: for every code point c,
+# t = c.lower(); the lemma names (without "_") of wordnet.synsets(t) that are themselves some c'.lower(), other than
+# t. Derived once by running exactly that over all 1.1M code points with NLTK 3.10 and the WordNet 3.0 corpus.
+SINGLE_CHAR_SYNONYMS: dict[str, tuple[str, ...]] = {
+    "1": ("i",), "i": ("1",), "5": ("v",), "v": ("5",), "k": ("m",), "m": ("k",),
+}
+
+_LOG_FLOAT_MIN = math.log(sys.float_info.min)   # NLTK's method0 "no smoothing" value for a zero n-gram precision
+
+
+# --- data --------------------------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class XEdit:
+    """One explained edit: half-open character intervals in source and target, and its explanation."""
+    src: tuple[int, int]
+    tgt: tuple[int, int]
+    error_type: str
+    severity: int
+    description: str
+
+
+@dataclass(frozen=True)
+class XSample:
+    source: str
+    target: str
+    edits: tuple[XEdit, ...]
+
+
+# --- reading and validation ---------------------------------------------------------------------------------------
+
+def read_excgec(path: str | os.PathLike) -> list[XSample]:
+    """Read and validate an EXCGEC file in either layout. Raises InputError naming the file and sample index."""
+    path = os.fspath(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except IsADirectoryError:
+        raise InputError(path, "is a directory, not a file") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"invalid UTF-8 at byte {exc.start}") from None
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise InputError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    return parse_excgec(obj, path)
+
+
+def parse_excgec(obj: Any, path: str = "<json>") -> list[XSample]:
+    """Validate a decoded EXCGEC document (either layout) into samples."""
+    if isinstance(obj, dict) and "samples" in obj:
+        raw = obj["samples"]
+        if not isinstance(raw, list):
+            raise InputError(path, '"samples" must be a list')
+        return [_parse_dataset_sample(s, i, path) for i, s in enumerate(raw)]
+    if isinstance(obj, list):
+        return [_parse_eval_sample(s, i, path) for i, s in enumerate(obj)]
+    raise InputError(path, 'not an EXCGEC file: expected {"samples": [...]} (dataset layout) or a list of '
+                           '{"input", "output"} samples (evaluator layout)')
+
+
+def _fail(path: str, index: int, message: str) -> InputError:
+    return InputError(path, f"sample {index}: {message}")
+
+
+_JSON_KINDS = {int: "an integer", str: "a string", list: "a list", dict: "an object"}
+
+
+def _get(d: Any, key: str, kind: type, path: str, index: int, where: str) -> Any:
+    if not isinstance(d, dict):
+        raise _fail(path, index, f"{where} must be a JSON object")
+    if key not in d:
+        raise _fail(path, index, f'{where} has no "{key}"')
+    value = d[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise _fail(path, index, f'{where} "{key}" must be {_JSON_KINDS[kind]}, not {json.dumps(value)[:40]}')
+    return value
+
+
+def _interval(value: Any, length: int, side: str, path: str, index: int, where: str) -> tuple[int, int]:
+    if (not isinstance(value, list) or len(value) != 2
+            or not all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
+        raise _fail(path, index, f"{where} {side}_interval must be two integers [start, end], got {value!r}")
+    s, e = value
+    if not 0 <= s <= e <= length:
+        raise _fail(path, index, f"{where} {side}_interval {value} is outside the {side} sentence "
+                                 f"({length} characters) or reversed")
+    return s, e
+
+
+def _explanation(d: Any, path: str, index: int, where: str) -> tuple[str, int, str]:
+    etype = _get(d, "error_type", str, path, index, where)
+    if etype not in TYPE_INDEX:
+        raise _fail(path, index, f"{where} has an unknown error_type {etype!r} (expected one of the 17 EXCGEC types: "
+                                 f"{', '.join(ERROR_TYPES)})")
+    severity = _get(d, "error_severity", int, path, index, where)
+    if not 1 <= severity <= 5:
+        raise _fail(path, index, f"{where} error_severity {severity} is outside 1-5")
+    description = _get(d, "error_description", str, path, index, where)
+    return etype, severity, description
+
+
+def _parse_dataset_sample(s: Any, i: int, path: str) -> XSample:
+    source = _get(s, "source", str, path, i, "sample")
+    target = _get(s, "target", str, path, i, "sample")
+    edits = _get(s, "edits", list, path, i, "sample")
+    out = []
+    for k, e in enumerate(edits):
+        where = f"edit {k}"
+        src = _interval(_get(e, "src_interval", list, path, i, where), len(source), "src", path, i, where)
+        tgt = _interval(_get(e, "tgt_interval", list, path, i, where), len(target), "tgt", path, i, where)
+        out.append(XEdit(src, tgt, *_explanation(e, path, i, where)))
+    return _checked(XSample(source, target, tuple(out)), i, path)
+
+
+def _parse_eval_sample(s: Any, i: int, path: str) -> XSample:
+    source = _get(s, "input", str, path, i, "sample")
+    output = _get(s, "output", dict, path, i, "sample")
+    target = _get(output, "target", str, path, i, '"output"')
+    edits = _get(output, "edits", list, path, i, '"output"')
+    explanations = _get(output, "explanations", list, path, i, '"output"')
+    if len(edits) != len(explanations):
+        raise _fail(path, i, f"{len(edits)} edits but {len(explanations)} explanations (they pair up in order)")
+    out = []
+    for k, (e, x) in enumerate(zip(edits, explanations)):
+        where = f"edit {k}"
+        src = _interval(_get(e, "src_interval", list, path, i, where), len(source), "src", path, i, where)
+        tgt = _interval(_get(e, "tgt_interval", list, path, i, where), len(target), "tgt", path, i, where)
+        out.append(XEdit(src, tgt, *_explanation(x, path, i, f"explanation {k}")))
+    return _checked(XSample(source, target, tuple(out)), i, path)
+
+
+def _checked(sample: XSample, i: int, path: str) -> XSample:
+    if not sample.source:
+        raise _fail(path, i, "empty source")
+    return sample
+
+
+def check_aligned(hyp: Sequence[XSample], ref: Sequence[XSample], hyp_path: str, ref_path: str) -> None:
+    """Refuse hyp/ref files that do not pair up sample by sample (count, then each source)."""
+    if len(hyp) != len(ref):
+        raise InputError(hyp_path, f"{len(hyp)} samples, but {ref_path} has {len(ref)}")
+    for i, (h, r) in enumerate(zip(hyp, ref)):
+        if h.source != r.source:
+            raise InputError(hyp_path, f"sample {i}: source differs from {ref_path}'s "
+                                       f"({h.source[:30]!r}... vs {r.source[:30]!r}...)")
+
+
+# --- hit matching -------------------------------------------------------------------------------------------------
+
+def match_sample(hyp: Sequence[XEdit], ref: Sequence[XEdit]) -> tuple[list[int], int]:
+    """For each hyp edit the index of its matched ref edit (-1: no hit), and the number of ref edits that no hyp
+    edit overlaps. Intervals cover s..e inclusive."""
+    matches = []
+    covered = [False] * len(ref)
+    for h in hyp:
+        hs, he = h.src
+        best, best_overlap = -1, 0
+        for j, r in enumerate(ref):
+            overlap = min(he, r.src[1]) - max(hs, r.src[0]) + 1
+            if overlap > 0:
+                covered[j] = True
+                if overlap > best_overlap:
+                    best, best_overlap = j, overlap
+        matches.append(best)
+    return matches, covered.count(False)
+
+
+# --- description metrics on character tokens ------------------------------------------------------------------
+
+def tokenize(text: str) -> list[str]:
+    """The evaluator's tokenisation: all whitespace removed, then one token per character."""
+    return list("".join(text.split()))
+
+
+def _ngram_stats(hs: str, rs: str, n: int) -> tuple[int, int, int, int]:
+    """For the n-grams (substrings) of hs and rs: NLTK's clipped matches (sum over hyp n-grams g of min(count in
+    hs, count in rs)), then rouge_chinese's set sizes: distinct hyp n-grams, distinct ref n-grams, distinct shared."""
+    ref_counts: dict[str, int] = {}
+    get = ref_counts.get
+    for i in range(len(rs) - n + 1):
+        g = rs[i:i + n]
+        ref_counts[g] = get(g, 0) + 1
+    hyp_counts: dict[str, int] = {}
+    get = hyp_counts.get
+    for i in range(len(hs) - n + 1):
+        g = hs[i:i + n]
+        hyp_counts[g] = get(g, 0) + 1
+    clipped = shared = 0
+    get = ref_counts.get
+    for g, c in hyp_counts.items():
+        rc = get(g)
+        if rc:
+            shared += 1
+            clipped += c if c < rc else rc
+    return clipped, len(hyp_counts), len(ref_counts), shared
+
+
+def _bleu(hs: str, rs: str, stats: Sequence[tuple[int, int, int, int]]) -> float:
+    logs = []
+    for n in range(1, 5):
+        num = (stats[n - 1] if n <= len(stats) else _ngram_stats(hs, rs, n))[0]
+        if n == 1 and num == 0:
+            return 0.0
+        logs.append(0.25 * (math.log(num / max(1, len(hs) - n + 1)) if num else _LOG_FLOAT_MIN))
+    h, r = len(hs), len(rs)
+    bp = 1.0 if h > r else (0.0 if h == 0 else math.exp(1 - r / h))
+    return bp * math.exp(math.fsum(logs))
+
+
+def _chars(tokens: Sequence[str]) -> str:
+    text = "".join(tokens)
+    if len(text) != len(tokens):
+        raise ValueError("takes single-character tokens (see tokenize)")
+    return text
+
+
+def bleu(hyp: Sequence[str], ref: Sequence[str]) -> float:
+    """NLTK's sentence_bleu(references=[ref], hypothesis=hyp): 4-gram, uniform weights, no smoothing (a zero
+    precision above unigrams counts as sys.float_info.min, as NLTK's method0), closest-length brevity penalty.
+    Tokens are single characters (see tokenize), so n-grams are substrings."""
+    return _bleu(_chars(hyp), _chars(ref), ())
+
+
+def meteor(hyp: Sequence[str], ref: Sequence[str], alpha: float = 0.9, beta: float = 3.0,
+           gamma: float = 0.5) -> float:
+    """NLTK's meteor_score([ref], hyp) on character tokens: lower-casing, exact matches, Porter stems (identical to
+    the tokens for one character), WordNet synonyms (SINGLE_CHAR_SYNONYMS), fragmentation penalty."""
+    h = [t.lower() for t in hyp]
+    r = [t.lower() for t in ref]
+    if not h or not r:
+        return 0.0
+    positions: dict[str, list[int]] = {}
+    for j, w in enumerate(r):
+        positions.setdefault(w, []).append(j)
+    matches: list[tuple[int, int]] = []
+    left = []
+    for i in range(len(h) - 1, -1, -1):            # exact stage, from the last hyp token, to the last free ref token
+        pos = positions.get(h[i])
+        if pos:
+            matches.append((i, pos.pop()))
+        else:
+            left.append(i)
+    # the stem stage matches nothing more: single-character stems are the tokens themselves
+    for i in left:                                  # synonym stage (``left`` is already last-first)
+        best_j, best_w = -1, None
+        for w in SINGLE_CHAR_SYNONYMS.get(h[i], ()):
+            pos = positions.get(w)
+            if pos and pos[-1] > best_j:
+                best_j, best_w = pos[-1], w
+        if best_w is not None:
+            positions[best_w].pop()
+            matches.append((i, best_j))
+    m = len(matches)
+    if m == 0:
+        return 0.0
+    matches.sort()
+    chunks = 1
+    for (i0, j0), (i1, j1) in zip(matches, matches[1:]):
+        if not (i1 == i0 + 1 and j1 == j0 + 1):
+            chunks += 1
+    precision = m / len(h)
+    recall = m / len(r)
+    fmean = (precision * recall) / (alpha * precision + (1 - alpha) * recall)
+    penalty = gamma * (chunks / m) ** beta
+    return (1 - penalty) * fmean
+
+
+def lcs_length(a: Sequence[str], b: Sequence[str]) -> int:
+    """Length of a longest common subsequence (bit-parallel, Allison-Dix / Hyyro)."""
+    if not a or not b:
+        return 0
+    masks: dict[str, int] = {}
+    for j, c in enumerate(b):
+        masks[c] = masks.get(c, 0) | (1 << j)
+    full = (1 << len(b)) - 1
+    v = full
+    for c in a:
+        m = masks.get(c)
+        if m:
+            u = v & m
+            v = ((v + u) | (v - u)) & full
+    return len(b) - bin(v).count("1")
+
+
+def _f_rouge(overlap: int, hyp_count: int, ref_count: int) -> float:
+    p = overlap / hyp_count if hyp_count else 0.0
+    r = overlap / ref_count if ref_count else 0.0
+    return 2.0 * ((p * r) / (p + r + 1e-8))
+
+
+def _rouge(hs: str, rs: str, s1: tuple, s2: tuple) -> tuple[float, float, float]:
+    if not hs or not rs:
+        return 0.0, 0.0, 0.0
+    llcs = lcs_length(rs, hs)
+    r_lcs, p_lcs = llcs / len(rs), llcs / len(hs)
+    return (_f_rouge(s1[3], s1[1], s1[2]), _f_rouge(s2[3], s2[1], s2[2]),
+            2.0 * ((p_lcs * r_lcs) / (p_lcs + r_lcs + 1e-8)))
+
+
+def rouge(hyp: Sequence[str], ref: Sequence[str]) -> tuple[float, float, float]:
+    """rouge_chinese's Rouge().get_scores(" ".join(hyp), " ".join(ref)) F values (rouge-1, rouge-2, rouge-l): n-gram
+    *sets* (exclusive counting), LCS over the whole token sequences, F = 2PR / (P + R + 1e-8). Empty input: 0 (the
+    library raises)."""
+    hs, rs = _chars(hyp), _chars(ref)
+    return _rouge(hs, rs, _ngram_stats(hs, rs, 1), _ngram_stats(hs, rs, 2))
+
+
+def pair_scores(hyp: Sequence[str], ref: Sequence[str]) -> tuple[float, float, float, float, float]:
+    """(BLEU, METEOR, ROUGE-1 F, ROUGE-2 F, ROUGE-L F) of one pair of character-token lists, sharing the n-gram
+    counts between BLEU and ROUGE."""
+    hs, rs = _chars(hyp), _chars(ref)
+    s1, s2 = _ngram_stats(hs, rs, 1), _ngram_stats(hs, rs, 2)
+    return (_bleu(hs, rs, (s1, s2)), meteor(hyp, ref), *_rouge(hs, rs, s1, s2))
+
+
+# --- explanation scores -------------------------------------------------------------------------------------------
+
+@dataclass
+class HitPairs:
+    """Matched edits over the corpus: (hyp edit, ref edit) for each hit, plus the counts."""
+    pairs: list[tuple[XEdit, XEdit]]
+    num_hyp: int
+    num_ref: int
+    missed: int
+
+
+def match_corpus(hyp: Sequence[XSample], ref: Sequence[XSample]) -> HitPairs:
+    pairs, num_hyp, num_ref, missed = [], 0, 0, 0
+    for h, r in zip(hyp, ref):
+        matches, miss = match_sample(h.edits, r.edits)
+        pairs.extend((h.edits[k], r.edits[j]) for k, j in enumerate(matches) if j >= 0)
+        num_hyp += len(h.edits)
+        num_ref += len(r.edits)
+        missed += miss
+    return HitPairs(pairs, num_hyp, num_ref, missed)
+
+
+def _div(a: float, b: float) -> float:
+    return a / b if b else 0.0
+
+
+def type_scores(y_true: Sequence[str], y_pred: Sequence[str]) -> dict:
+    """Accuracy and per-type / micro / macro precision, recall, F1 as scikit-learn's precision_recall_fscore_support
+    computes them (zero_division -> 0): macro over all 17 types (``macro_*``, the evaluator's) and over the types
+    that occur in y_true or y_pred (``macro_*_present``, scikit-learn's default labels)."""
+    k = len(ERROR_TYPES)
+    tp, n_pred, n_true = [0] * k, [0] * k, [0] * k
+    for t, p in zip(y_true, y_pred):
+        ti, pi = TYPE_INDEX[t], TYPE_INDEX[p]
+        n_true[ti] += 1
+        n_pred[pi] += 1
+        if ti == pi:
+            tp[ti] += 1
+    prec = [_div(tp[i], n_pred[i]) for i in range(k)]
+    rec = [_div(tp[i], n_true[i]) for i in range(k)]
+    f1 = [_div(2 * tp[i], 2 * tp[i] + (n_pred[i] - tp[i]) + (n_true[i] - tp[i])) for i in range(k)]
+    total = len(y_true)
+    correct = sum(tp)
+    present = [i for i in range(k) if n_pred[i] or n_true[i]]
+    micro_p = _div(correct, sum(n_pred))
+    micro_r = _div(correct, sum(n_true))
+    return {
+        "acc": _div(correct, total),
+        "micro_precision": micro_p, "micro_recall": micro_r,
+        "micro_f1": _div(2 * correct, 2 * correct + (sum(n_pred) - correct) + (sum(n_true) - correct)),
+        "macro_precision": sum(prec) / k, "macro_recall": sum(rec) / k, "macro_f1": sum(f1) / k,
+        "macro_precision_present": _div(sum(prec[i] for i in present), len(present)),
+        "macro_recall_present": _div(sum(rec[i] for i in present), len(present)),
+        "macro_f1_present": _div(sum(f1[i] for i in present), len(present)),
+        "per_type": {ERROR_TYPES[i]: {"precision": prec[i], "recall": rec[i], "f1": f1[i], "support": n_true[i],
+                                      "predicted": n_pred[i]} for i in range(k)},
+    }
+
+
+def description_scores(pairs: Iterable[tuple[str, str]]) -> dict:
+    """Mean BLEU, METEOR, ROUGE-1/2/L F over (hyp description, ref description) pairs, character tokens."""
+    sums = [0.0] * 5
+    n = 0
+    for hyp_text, ref_text in pairs:
+        for i, v in enumerate(pair_scores(tokenize(hyp_text), tokenize(ref_text))):
+            sums[i] += v
+        n += 1
+    keys = ("bleu", "meteor", "rouge-1", "rouge-2", "rouge-L")
+    return {k: _div(s, n) for k, s in zip(keys, sums)}
+
+
+def explanation_scores(hyp: Sequence[XSample], ref: Sequence[XSample]) -> dict:
+    """Every explanation metric of the hyp samples against the ref samples (aligned; see check_aligned)."""
+    hits = match_corpus(hyp, ref)
+    y_true = [r.error_type for _, r in hits.pairs]
+    y_pred = [h.error_type for h, _ in hits.pairs]
+    n = len(hits.pairs)
+    out: dict[str, Any] = {
+        "num_hyp_edits": hits.num_hyp, "num_ref_edits": hits.num_ref,
+        "hit": n, "hit_rate": _div(n, hits.num_hyp),
+        "miss": hits.missed, "miss_rate": _div(hits.missed, hits.num_ref),
+    }
+    out.update(type_scores(y_true, y_pred))
+    out["mae"] = _div(sum(abs(h.severity - r.severity) for h, r in hits.pairs), n)
+    out.update(description_scores((h.description, r.description) for h, r in hits.pairs))
+    return out
+
+
+# --- correction scores: CLEME and ChERRANT on the source/target pairs ----------------------------------------------
+
+def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator, *, merge_distance: int = 1,
+                      beta: float = 0.5) -> dict:
+    """CLEME (dependent / independent, length-weighted / unweighted) and ChERRANT-style span-correction F_beta of
+    the hyp targets against the ref targets, on character edits of each (source, target) pair from ``annotator``
+    (a peet_fast.zh.ZhAnnotator; the evaluator's extraction is ChERRANT's char-level one without t2s, so give it
+    ``t2s=False`` and ChERRANT's confusion set to reproduce the evaluator). Each distinct pair is annotated once with
+    all minimum-cost alignments: CLEME uses the first (the evaluator's aligner keeps only that one), ChERRANT's
+    compare pools them all under the annotator, as ChERRANT's default ``-s all`` M2 does.
+
+    ``cleme`` is the evaluator's own score (dependent, length-weighted, merge distance 1) plus every variant."""
+    from peet_fast import cleme as cl
+    from peet_fast.compare import NOOP, compare_edits
+
+    pairs = [(s.source, s.target) for s in hyp] + [(s.source, s.target) for s in ref]
+    unique = list(dict.fromkeys(pairs))
+    annotated = dict(zip(unique, (annotator.annotate_full(s, t, "all") for s, t in unique)))
+    n = len(hyp)
+    targets = [_cleme_target(annotated[p]) for p in pairs]
+    sents = [cl.CSentence(targets[i][0], targets[i][1], (targets[n + i][1],)) for i in range(n)]
+    variants = cl.cleme(sents, merge_distance=merge_distance, beta=beta)
+    fkey = f"F{beta:g}"
+    main = variants["dependent_weighted"].as_dict(beta)
+    cleme_out = {k: main[k] for k in ("P", "R", fkey, "TP", "FP", "FN", "TN")}
+    cleme_out.update({name: r.as_dict(beta) for name, r in variants.items()})
+    cleme_out["merge_distance"] = merge_distance
+
+    def pooled(result) -> dict:
+        edits = []
+        for alignment in result.alignments or [[]]:
+            edits.extend(alignment)
+            if not alignment:
+                edits.append(NOOP)
+        return {0: edits}
+
+    result = compare_edits([pooled(annotated[p]) for p in pairs[:n]], [pooled(annotated[p]) for p in pairs[n:]],
+                           beta=beta, mode="cs", lang="zh")
+    p, r, f = cl.prf(result.tp, result.fp, result.fn, beta)
+    cherrant = {"P": p, "R": r, fkey: f, "TP": result.tp, "FP": result.fp, "FN": result.fn}
+    return {"cleme": cleme_out, "cherrant": cherrant}
+
+
+def _cleme_target(result) -> tuple[tuple[str, ...], Any]:
+    """(source tokens, cleme.Target) of an annotated pair: its first alignment, with target intervals."""
+    from peet_fast.cleme import Target
+
+    edits, offset = [], 0
+    for o1, o2, _, cor in (result.alignments[0] if result.alignments else []):
+        if o1 < 0:                                  # noop / NA
+            continue
+        k = 0 if cor == "-NONE-" else len(cor.split())
+        edits.append((o1, o2, o1 + offset, o1 + offset + k))
+        offset += k - (o2 - o1)
+    return tuple(result.src_tokens), Target(tuple(result.tgt_tokens), tuple(edits))
+
+
+# --- the whole evaluation, its summary and its table ---------------------------------------------------------------
+
+def evaluate(hyp: Sequence[XSample], ref: Sequence[XSample], annotator=None, *, merge_distance: int = 1) -> dict:
+    """Every metric, under the summary keys: explanation metrics (see explanation_scores), then ``cleme`` and
+    ``cherrant`` (omitted without an annotator)."""
+    out = explanation_scores(hyp, ref)
+    out["samples"] = len(hyp)
+    if annotator is not None:
+        out.update(correction_scores(hyp, ref, annotator, merge_distance=merge_distance))
+    return out
+
+
+def format_report(s: dict) -> str:
+    """A readable table of a summary (evaluate's dict)."""
+    lines = [f"samples {s['samples']}   hyp edits {s['num_hyp_edits']}   ref edits {s['num_ref_edits']}",
+             f"hit {s['hit']}   hit rate {s['hit_rate']:.4f}   missed ref edits {s['miss']}   "
+             f"miss rate {s['miss_rate']:.4f}", "",
+             "explanations (hit edits)      value",
+             f"  error type accuracy        {s['acc']:.4f}",
+             f"  micro P / R / F1           {s['micro_precision']:.4f} / {s['micro_recall']:.4f} / "
+             f"{s['micro_f1']:.4f}",
+             f"  macro P / R / F1 (17)      {s['macro_precision']:.4f} / {s['macro_recall']:.4f} / "
+             f"{s['macro_f1']:.4f}",
+             f"  macro P / R / F1 (present) {s['macro_precision_present']:.4f} / {s['macro_recall_present']:.4f} / "
+             f"{s['macro_f1_present']:.4f}",
+             f"  severity MAE               {s['mae']:.4f}"]
+    for key, label in (("bleu", "BLEU"), ("meteor", "METEOR"), ("rouge-1", "ROUGE-1 F"), ("rouge-2", "ROUGE-2 F"),
+                       ("rouge-L", "ROUGE-L F")):
+        lines.append(f"  description {label:<14} {s[key]:.4f}")
+    lines += ["", "error type              P       R       F1   support  predicted"]
+    for name, v in s["per_type"].items():
+        pad = " " * (2 * (10 - len(name)))          # CJK characters are two columns wide
+        lines.append(f"  {name}{pad}{v['precision']:.4f}  {v['recall']:.4f}  {v['f1']:.4f}  {v['support']:>7}  "
+                     f"{v['predicted']:>9}")
+    if "cleme" in s:
+        c, h = s["cleme"], s["cherrant"]
+        lines += ["", f"correction (merge distance {c['merge_distance']})   P       R       F0.5    TP        FP        FN"]
+        for name in ("dependent_weighted", "dependent_unweighted", "independent_weighted", "independent_unweighted"):
+            v = c[name]
+            lines.append(f"  CLEME {name:<24} {v['P']:.4f}  {v['R']:.4f}  {v['F0.5']:.4f}  {v['TP']:<8.2f}  "
+                         f"{v['FP']:<8.2f}  {v['FN']:<8.2f}")
+        lines.append(f"  ChERRANT span correction       {h['P']:.4f}  {h['R']:.4f}  {h['F0.5']:.4f}  {h['TP']:<8}  "
+                     f"{h['FP']:<8}  {h['FN']:<8}")
+    return "\n".join(lines)

