@@ -36,7 +36,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, open_input
 
 # The 17 error types, in the evaluator's order (VALID_ERROR_TYPES of benchmarks/xcgec/objects.py).
 ERROR_TYPES: tuple[str, ...] = (
@@ -82,15 +82,8 @@ class XSample:
 def read_excgec(path: str | os.PathLike) -> list[XSample]:
     """Read and validate an EXCGEC file in either layout. Raises InputError naming the file and sample index."""
     path = os.fspath(path)
-    try:
-        with open(path, "rb") as fh:
-            data = fh.read()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except IsADirectoryError:
-        raise InputError(path, "is a directory, not a file") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    with open_input(path) as fh:
+        data = fh.read()
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -32,6 +32,18 @@ def open_input(path: str) -> BinaryIO:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
+def read_text(path: str | os.PathLike, encoding: str = "utf-8", what: str = "") -> str:
+    """A whole text file decoded with encoding, line ends as in text mode (CRLF and CR read as LF), or InputError
+    naming the file (and the offending byte)."""
+    path = os.fspath(path)
+    with open_input(path) as fh:
+        data = fh.read()
+    try:
+        return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"{what or 'invalid ' + encoding.upper()} ({exc.reason} at byte {exc.start})") from None
+
+
 def read_lines(path: str | os.PathLike) -> list[str]:
     """All lines of a UTF-8 text file, without line ends. Refuses unreadable files, invalid UTF-8 and NUL bytes."""
     path = os.fspath(path)

@@ -19,7 +19,7 @@ from typing import Iterable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, read_text
 
 # ChERRANT's two punctuation strings (modules/alignment.py for the substitution cost, modules/merger.py for the
 # D-M-I / I-M-D patterns). Both are tested with ``text in STRING`` (a substring test), so their order matters.
@@ -54,15 +54,7 @@ def is_cjk(token: str) -> bool:
 def load_cilin_file(path: str | os.PathLike) -> dict:
     """A ChERRANT-format Cilin file (GBK, one ``code word word ...`` per line) as word -> code (a later line wins)."""
     path = os.fspath(path)
-    try:
-        with open(path, encoding="gbk") as fh:
-            text = fh.read()
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not a GBK Cilin file ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    text = read_text(path, "gbk", what="not a GBK Cilin file")
     words: dict = {}
     for n, line in enumerate(text.strip().split("\n"), 1):
         code, *rest = line.split(" ")
@@ -102,15 +94,7 @@ def load_confusion(path: str | os.PathLike) -> dict:
     """A ChERRANT-format confusion set (UTF-8, one ``char conf1 conf2 ...`` per line) as char -> list (a later line
     wins)."""
     path = os.fspath(path)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            lines = fh.read().split("\n")
-    except FileNotFoundError:
-        raise InputError(path, "no such file") from None
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"invalid UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except OSError as exc:
-        raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
     conf: dict = {}
