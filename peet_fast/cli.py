@@ -7,7 +7,7 @@ import time
 
 from peet_fast import __version__
 from peet_fast.features import FEATURE_SETS, SOURCE_MODES, FeatureError
-from peet_fast.io import InputError, atomic_write, check_output, read_parallel
+from peet_fast.io import InputError, atomic_write, check_output, read_parallel, write_json
 from peet_fast.model import ModelError
 from peet_fast.nlp import PipelineError
 
@@ -111,7 +111,6 @@ def _add_score(sub) -> None:
 
 
 def cmd_score(args) -> int:
-    import json
     import os
 
     from peet_fast.jobs import JobSpec, run_job, score_summary
@@ -166,9 +165,7 @@ def cmd_score(args) -> int:
                    "references": list(args.ref),
                    "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "sentences": s.sentences}
                                for s in ranked]}
-        with atomic_write(args.summary) as fh:
-            json.dump(summary, fh, indent=2)
-            fh.write("\n")
+        write_json(args.summary, summary)
     width = max(len("system"), *(len(s.name) for s in ranked))
     print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'sentences':>9}")
     for k, s in enumerate(ranked, 1):
@@ -469,17 +466,13 @@ def _add_rank(sub) -> None:
 
 
 def cmd_rank(args) -> int:
-    import json
-
     check_output(args.summary)
     ranking, model = _rank(args)
     if args.summary:
         summary = {"model": {"name": model.name, "file": args.model or "(published)",
                              "feature_set": model.feature_set, "unit": model.unit},
                    "references": list(args.ref), "human": args.human, **ranking.summary()}
-        with atomic_write(args.summary) as fh:
-            json.dump(summary, fh, indent=2)
-            fh.write("\n")
+        write_json(args.summary, summary)
     _print_ranking(ranking)
     return 0
 
@@ -644,8 +637,6 @@ def _add_explain(sub) -> None:
 
 
 def cmd_explain(args) -> int:
-    import json
-
     from peet_fast import train as T
     from peet_fast.explain import format_terms, standardized_terms, stored_std
     from peet_fast.model import load_model
@@ -674,11 +665,9 @@ def cmd_explain(args) -> int:
     print(f"standard deviations from {origin}")
     print(format_terms(terms))
     if args.json:
-        with atomic_write(args.json) as fh:
-            json.dump({"model": model.name, "std_from": origin, "terms": [
-                {"feature": t.feature, "coefficient": t.coefficient, "std": t.std, "standardized": t.standardized}
-                for t in terms]}, fh, indent=2)
-            fh.write("\n")
+        write_json(args.json, {"model": model.name, "std_from": origin, "terms": [
+            {"feature": t.feature, "coefficient": t.coefficient, "std": t.std, "standardized": t.standardized}
+            for t in terms]})
     return 0
 
 
@@ -738,7 +727,6 @@ def _add_compare(sub) -> None:
 
 
 def cmd_compare(args) -> int:
-    import json
     import math
 
     from peet_fast import compare as C
@@ -785,9 +773,7 @@ def cmd_compare(args) -> int:
         summary = result.summary(args.cat or 3)
         summary.update({"lang": args.lang, "sentences": len(hyp), "hyp": args.hyp, "ref": list(args.ref),
                         "src": args.src})
-        with atomic_write(args.summary) as fh:
-            json.dump(summary, fh, indent=2, ensure_ascii=False)
-            fh.write("\n")
+        write_json(args.summary, summary)
     sys.stdout.write(C.format_results(result, args.cat))
     return 0
 
@@ -819,8 +805,6 @@ def _add_excgec(sub) -> None:
 
 
 def cmd_excgec(args) -> int:
-    import json
-
     from peet_fast.excgec import check_aligned, evaluate, format_report, read_excgec
 
     check_output(args.summary)
@@ -837,9 +821,7 @@ def cmd_excgec(args) -> int:
     summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
-        with atomic_write(args.summary) as out:
-            json.dump(summary, out, ensure_ascii=False, indent=1)
-            out.write("\n")
+        write_json(args.summary, summary)
     print(format_report(summary))
     return 0
 

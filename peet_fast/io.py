@@ -236,3 +236,12 @@ def _iter_dataset_batches(path: str, columns, batch_rows: int):
         for f in files:
             yield from pq.ParquetFile(f).iter_batches(batch_size=batch_rows, columns=columns)
     return schema, gen()
+
+
+def write_json(path: str | os.PathLike, obj) -> None:
+    """Write obj as indented UTF-8 JSON (non-ASCII kept as is), atomically."""
+    import json
+
+    with atomic_write(path) as fh:
+        json.dump(obj, fh, indent=2, ensure_ascii=False)
+        fh.write("\n")
