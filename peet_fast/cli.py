@@ -110,6 +110,12 @@ def _add_score(sub) -> None:
     p.set_defaults(func=cmd_score)
 
 
+def _model_summary(model, args) -> dict:
+    """The model's entry of a --summary file."""
+    return {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,
+            "unit": model.unit}
+
+
 def cmd_score(args) -> int:
     import os
 
@@ -160,8 +166,7 @@ def cmd_score(args) -> int:
         progress.close()
     ranked = rank(scores)
     if args.summary:
-        summary = {"model": {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,
-                             "unit": model.unit},
+        summary = {"model": _model_summary(model, args),
                    "references": list(args.ref),
                    "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "sentences": s.sentences}
                                for s in ranked]}
@@ -469,8 +474,7 @@ def cmd_rank(args) -> int:
     check_output(args.summary)
     ranking, model = _rank(args)
     if args.summary:
-        summary = {"model": {"name": model.name, "file": args.model or "(published)",
-                             "feature_set": model.feature_set, "unit": model.unit},
+        summary = {"model": _model_summary(model, args),
                    "references": list(args.ref), "human": args.human, **ranking.summary()}
         write_json(args.summary, summary)
     _print_ranking(ranking)
