@@ -136,18 +136,14 @@ def pearson(x: Sequence[float], y: Sequence[float]) -> float:
 
 
 def average_ranks(x: Sequence[float]) -> np.ndarray:
-    """1-based ranks, ties given the mean of the ranks they span."""
+    """1-based ranks, ties given the mean of the ranks they span (vectorized: runs of equal sorted values)."""
     x = np.asarray(x, dtype=np.float64)
     order = np.argsort(x, kind="stable")
-    ranks = np.empty(len(x), dtype=np.float64)
     xs = x[order]
-    i = 0
-    while i < len(x):
-        j = i
-        while j + 1 < len(x) and xs[j + 1] == xs[i]:
-            j += 1
-        ranks[order[i:j + 1]] = (i + j) / 2.0 + 1.0
-        i = j + 1
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    ends = np.r_[starts[1:], len(xs)]
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)   # mean of the ranks starts+1 .. ends
     return ranks
 
 

@@ -29,6 +29,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from peet_fast.io import InputError
+from peet_fast.rank import average_ranks as rankdata, pearson, spearman  # noqa: F401 (rankdata: API)
 
 MAX_TIME = 250.0
 TEST_FRACTION = 0.2
@@ -185,31 +186,6 @@ def fit(X: np.ndarray, y: np.ndarray, estimator: str = "ridge", alpha: float = 1
         m = SVR(kernel="linear", C=C, epsilon=epsilon).fit(X, y)
         return np.asarray(m.coef_, dtype=np.float64).ravel(), float(np.ravel(m.intercept_)[0])
     raise ValueError(f"unknown estimator {estimator!r}; choose from: {', '.join(ESTIMATORS)}")
-
-
-def rankdata(x: np.ndarray) -> np.ndarray:
-    """1-based ranks, ties given their average rank."""
-    x = np.asarray(x)
-    order = np.argsort(x, kind="mergesort")
-    xs = x[order]
-    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
-    ends = np.r_[starts[1:], len(xs)]
-    avg = (starts + ends + 1) / 2.0                  # mean of the 1-based ranks starts+1 .. ends
-    ranks = np.empty(len(x), dtype=np.float64)
-    ranks[order] = np.repeat(avg, ends - starts)
-    return ranks
-
-
-def pearson(a: np.ndarray, b: np.ndarray) -> float:
-    """Pearson's r; NaN when either side is constant."""
-    a = np.asarray(a, dtype=np.float64) - np.mean(a)
-    b = np.asarray(b, dtype=np.float64) - np.mean(b)
-    den = math.sqrt(float(a @ a) * float(b @ b))
-    return float(a @ b) / den if den > 0 else float("nan")
-
-
-def spearman(a: np.ndarray, b: np.ndarray) -> float:
-    return pearson(rankdata(a), rankdata(b))
 
 
 def metrics(y_true: np.ndarray, y_pred: np.ndarray) -> dict:
