@@ -35,6 +35,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Sequence
 
+from peet_fast.compare import prf
 from peet_fast.io import InputError, read_lines
 
 Edit = tuple  # (src_start, src_end, tgt_start, tgt_end)
@@ -225,14 +226,6 @@ def _counts(labels: Sequence[tuple[str, Chunk]], weigher: LengthWeigher | None, 
             w = weigher.weight(chunk.length, bias, reverse=(label == "fp"))
         setattr(c, label, getattr(c, label) + w)
     return c
-
-
-def prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
-    """CLEME's (and ChERRANT's) P, R, F_beta, unrounded: P = 1 when FP = 0, R = 1 when FN = 0."""
-    p = float(tp) / (tp + fp) if fp else 1.0
-    r = float(tp) / (tp + fn) if fn else 1.0
-    f = float((1 + beta ** 2) * p * r) / ((beta ** 2) * p + r) if p + r else 0.0
-    return p, r, f
 
 
 def _corpus(per_sentence: Sequence[Sequence[Counts]], beta: float) -> ClemeResult:

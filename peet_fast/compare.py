@@ -54,11 +54,18 @@ Edit = tuple  # (start, end, type, cor)
 Sentence = Mapping[Hashable, Sequence[Edit]]
 
 
-def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float, float]:
-    """(P, R, F_beta) rounded to 4 decimals, computed exactly as errant_compare and ChERRANT compute them."""
+def prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
+    """P, R, F_beta, unrounded, exactly as errant_compare, ChERRANT and CLEME compute them: P = 1 when FP = 0,
+    R = 1 when FN = 0."""
     p = float(tp) / (tp + fp) if fp else 1.0
     r = float(tp) / (tp + fn) if fn else 1.0
     f = float((1 + (beta ** 2)) * p * r) / (((beta ** 2) * p) + r) if p + r else 0.0
+    return p, r, f
+
+
+def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float, float]:
+    """(P, R, F_beta) rounded to 4 decimals, as errant_compare and ChERRANT report them."""
+    p, r, f = prf(tp, fp, fn, beta)
     return round(p, 4), round(r, 4), round(f, 4)
 
 
