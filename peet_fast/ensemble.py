@@ -129,16 +129,11 @@ def zh_is_spelling(src_span: str, cor: str, readings: Callable[[str], set]) -> b
 
 
 def pinyin_readings() -> Callable[[str], set]:
-    """char -> its set of toneless pinyin readings (pypinyin, heteronyms), cached."""
-    from pypinyin import Style, pinyin
-
-    cache: dict = {}
+    """char -> its set of toneless pinyin readings (peet_fast.zh.pinyin_readings; none for whitespace)."""
+    from peet_fast.zh import pinyin_readings as zh_readings
 
     def readings(ch: str) -> set:
-        r = cache.get(ch)
-        if r is None:
-            r = cache[ch] = set(pinyin(ch, style=Style.NORMAL, heteronym=True)[0]) if ch.strip() else set()
-        return r
+        return set(zh_readings(ch)) if ch.strip() else set()
     return readings
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import string
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Mapping, NamedTuple, Sequence
 
@@ -44,6 +45,14 @@ class ZhResult(NamedTuple):
     tgt_tokens: list
     kind: str
     alignments: list
+
+
+@lru_cache(maxsize=65536)
+def pinyin_readings(token: str) -> tuple:
+    """The toneless pinyin readings of a token (pypinyin ``Style.NORMAL``, heteronyms), as ChERRANT compares them."""
+    from pypinyin import Style, pinyin
+
+    return tuple(pinyin(token, style=Style.NORMAL, heteronym=True)[0])
 
 
 def is_cjk(token: str) -> bool:
@@ -138,7 +147,6 @@ class ZhAnnotator:
         self._levels: dict = {}
         self._readings: dict = {}
         self._vocab: dict = {}
-        self._pinyin = None
         self._core = ZhCore()
         self._core.set_merge_punct(MERGE_PUNCT)
         # only single characters are ever looked up, as keys and as members
@@ -185,12 +193,8 @@ class ZhAnnotator:
         return v
 
     def _reading_ids(self, token: str) -> list:
-        if self._pinyin is None:
-            from pypinyin import Style, pinyin
-
-            self._pinyin = lambda t: pinyin(t, style=Style.NORMAL, heteronym=True)[0]
         ids = []
-        for r in self._pinyin(token):
+        for r in pinyin_readings(token):
             v = self._readings.get(r)
             if v is None:
                 v = self._readings[r] = len(self._readings)
