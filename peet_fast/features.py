@@ -121,36 +121,55 @@ class EditArrays:
     label: np.ndarray
 
 
-def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: Sequence[str]) -> dict:
-    """Feature columns (name -> int32 array, canonical order) for the pairs (mo[k], trg[k]) whose edits are given."""
+def _count(feature_set: str, n: int, pair, o_start, o_end, label, none_column: int, what: str = "pair",
+           kind: str = "") -> tuple:
+    """count_edits over the set's labels: (X (n, edit features), edited words per pair); refuses a pair with an edit
+    label the set has no column for (FeatureError naming it)."""
     counted, column = label_maps(feature_set)
     names = EDIT_FEATURES[feature_set]
-    X, edited, unlisted = count_edits(edits.n_pairs, edits.pair, edits.o_start, edits.o_end, edits.label, counted,
-                                      column, len(names), names.index("NONE"))
+    X, edited, unlisted = count_edits(n, pair, o_start, o_end, label, counted, column, len(names), none_column)
     if unlisted.any():
         k = int(np.flatnonzero(unlisted)[0])
-        labs = sorted({LABELS[lab] for p, lab in zip(edits.pair, edits.label) if p == k and column[lab] < 0
-                       and counted[lab]})
-        raise FeatureError(f"pair {k}: edit label(s) {', '.join(labs)} have no column in the {feature_set!r} "
+        labs = sorted({LABELS[lab] for p, lab in zip(pair, label) if p == k and column[lab] < 0 and counted[lab]})
+        raise FeatureError(f"{what} {k}: {kind + ' ' if kind else ''}edit label(s) {', '.join(labs)} have no column in the {feature_set!r} "
                            f"feature set (whitespace tokens from spaCy's tokenizer?)")
-    cols = {name: X[:, j] for j, name in enumerate(names)}
+    return X, edited
+
+
+def _sentence_columns(cols: dict, mo: Sequence[str], trg: Sequence[str], edited: np.ndarray) -> dict:
     cols["NumWordsS"] = np.fromiter((len(s.split()) for s in mo), dtype=np.int32, count=len(mo))
     cols["NumWordsT"] = np.fromiter((len(s.split()) for s in trg), dtype=np.int32, count=len(trg))
     cols["NumEditedWords"] = edited
     return cols
 
 
+def _once_per_distinct(fn, *texts: Sequence[str]) -> dict | None:
+    """When some rows repeat (systems agreeing on a sentence), fn's columns over the distinct rows, expanded back to
+    every row; None when all rows are distinct."""
+    index: dict = {}
+    inverse = np.fromiter((index.setdefault(t, len(index)) for t in zip(*texts)), dtype=np.int64,
+                          count=len(texts[0]))
+    if len(index) == len(texts[0]):
+        return None
+    cols = fn(*([row[i] for row in index] for i in range(len(texts))))
+    return {name: col[inverse] for name, col in cols.items()}
+
+
+def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: Sequence[str]) -> dict:
+    """Feature columns (name -> int32 array, canonical order) for the pairs (mo[k], trg[k]) whose edits are given."""
+    names = EDIT_FEATURES[feature_set]
+    X, edited = _count(feature_set, edits.n_pairs, edits.pair, edits.o_start, edits.o_end, edits.label,
+                       names.index("NONE"))
+    return _sentence_columns({name: X[:, j] for j, name in enumerate(names)}, mo, trg, edited)
+
+
 def featurize(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str = "small") -> dict:
     """Feature columns (name -> int32 array) for the pairs (mo[k], trg[k]): ERRANT edits MO -> TRG, then counts."""
     _check_set(feature_set)
     # a (MO, TRG) pair that occurs several times (systems agreeing on a sentence) is annotated once
-    index: dict = {}
-    inverse = np.fromiter((index.setdefault(p, len(index)) for p in zip(mo, trg)), dtype=np.int64, count=len(mo))
-    if len(index) < len(mo):
-        u_mo = [p[0] for p in index]
-        u_trg = [p[1] for p in index]
-        cols = featurize(annotator, u_mo, u_trg, feature_set)
-        return {name: col[inverse] for name, col in cols.items()}
+    cols = _once_per_distinct(lambda m, t: featurize(annotator, m, t, feature_set), mo, trg)
+    if cols is not None:
+        return cols
     pair, o_start, o_end, label = annotator.edit_arrays(mo, trg, LABEL_IDS)
     return count_features(EditArrays(len(mo), pair, o_start, o_end, label), feature_set, mo, trg)
 
@@ -163,13 +182,9 @@ def featurize_src(annotator, src: Sequence[str], mo: Sequence[str], trg: Sequenc
     _check_set(feature_set)
     if not len(src) == len(mo) == len(trg):
         raise ValueError(f"src, mo and trg differ in length ({len(src)}, {len(mo)}, {len(trg)})")
-    index: dict = {}
-    inverse = np.fromiter((index.setdefault(t, len(index)) for t in zip(src, mo, trg)), dtype=np.int64,
-                          count=len(mo))
-    if len(index) < len(mo):
-        u_src, u_mo, u_trg = ([t[i] for t in index] for i in range(3))
-        cols = featurize_src(annotator, u_src, u_mo, u_trg, feature_set)
-        return {name: col[inverse] for name, col in cols.items()}
+    cols = _once_per_distinct(lambda s, m, t: featurize_src(annotator, s, m, t, feature_set), src, mo, trg)
+    if cols is not None:
+        return cols
     n = len(mo)
     _, edits = annotator.annotate_raw(list(src) + list(src), list(mo) + list(trg))
     found = {kind: ([], [], [], []) for kind in SRC_KINDS}
@@ -182,26 +197,18 @@ def featurize_src(annotator, src: Sequence[str], mo: Sequence[str], trg: Sequenc
                 if (e[0], e[1], e[5]) not in other_keys:
                     for arr, v in zip(arrs, (k, e[0], e[1], LABEL_IDS[e[6]])):
                         arr.append(v)
-    counted, column = label_maps(feature_set)
     names = EDIT_FEATURES[feature_set]
     cols: dict = {}
     edited_total = np.zeros(n, dtype=np.int32)
     for kind in SRC_KINDS:
         pair, o_start, o_end, label = (np.array(a, dtype=np.int32) for a in found[kind])
-        X, edited, unlisted = count_edits(n, pair, o_start, o_end, label, counted, column, len(names), -1)
-        if unlisted.any():
-            k = int(np.flatnonzero(unlisted)[0])
-            labs = sorted({LABELS[lab] for p, lab in zip(pair, label) if p == k and column[lab] < 0 and counted[lab]})
-            raise FeatureError(f"triple {k}: {kind} edit label(s) {', '.join(labs)} have no column in the "
-                               f"{feature_set!r} feature set (whitespace tokens from spaCy's tokenizer?)")
+        X, edited = _count(feature_set, n, pair, o_start, o_end, label, -1, "triple", kind)
         for j, f in enumerate(names):
             if f != "NONE":
                 cols[f"{kind}:{f}"] = X[:, j]
         edited_total += edited
     cols[CORRECT] = (edited_total == 0).astype(np.int32)
-    cols["NumWordsS"] = np.fromiter((len(s.split()) for s in mo), dtype=np.int32, count=n)
-    cols["NumWordsT"] = np.fromiter((len(s.split()) for s in trg), dtype=np.int32, count=n)
-    cols["NumEditedWords"] = edited_total
+    _sentence_columns(cols, mo, trg, edited_total)
     return {name: cols[name] for name in feature_names(feature_set, "src-mo-trg")}
 
 
