@@ -6,6 +6,7 @@ no parse (empty ones) never reach spaCy, and spaCy always runs through ``nlp.pip
 from __future__ import annotations
 
 import importlib.util
+import weakref
 from typing import Iterable, Sequence
 
 from peet_fast._ext.tokens import Sent
@@ -28,24 +29,24 @@ def default_model_name() -> str:
 
 
 _PIPELINES: dict = {}
-_TAILS: dict = {}
+_TAILS = weakref.WeakKeyDictionary()   # pipeline -> (its component names, compiled tail); never keeps one alive
 
 
 def tail_components(nlp):
     """For a pipeline ending in attribute_ruler, lemmatizer (as en_core_web_sm does): the names to skip in
     ``nlp.pipe`` and the callables that replace them (the compiled ruler, which also lemmatizes through spaCy's own
     lemmatizer); None when the ruler or lemmatizer cannot be compiled exactly or the pipeline has another shape.
-    Compiled once per pipeline instance."""
-    key = id(nlp)
-    if key in _TAILS and _TAILS[key][0] is nlp:
-        return _TAILS[key][1]
-    names = list(nlp.pipe_names)
+    Compiled once per pipeline instance (again if its active components change)."""
+    names = tuple(nlp.pipe_names)
+    cached = _TAILS.get(nlp)
+    if cached is not None and cached[0] == names:
+        return cached[1]
     tail = None
-    if names[-2:] == ["attribute_ruler", "lemmatizer"]:
+    if names[-2:] == ("attribute_ruler", "lemmatizer"):
         ruler = CompiledAttributeRuler.compile(nlp.get_pipe("attribute_ruler"), nlp.get_pipe("lemmatizer"))
         if ruler is not None:
             tail = (["attribute_ruler", "lemmatizer"], [ruler])
-    _TAILS[key] = (nlp, tail)
+    _TAILS[nlp] = (names, tail)
     return tail
 
 
