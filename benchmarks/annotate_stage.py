@@ -46,9 +46,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
 
     import errant
-    from peet_fast.annotate import Annotator, configure_classifier
+    from peet_fast.en.annotator import Annotator, configure_classifier
     from peet_fast._ext.annotate import annotate_many
-    from peet_fast.nlp import load_pipeline
+    from peet_fast.en.parse import load_pipeline
 
     name, n_lines, pairs = load_pairs(args)
     nlp = load_pipeline()

@@ -40,7 +40,7 @@ def main(argv=None) -> int:
     from peet_fast.io import read_lines
     from peet_fast.jobs import JobSpec, run_job
     from peet_fast.sources import table_source
-    from peet_fast.synth import synthesize, write_pairs
+    from peet_fast.en.synth import synthesize, write_pairs
 
     series = []
     with tempfile.TemporaryDirectory() as tmp:

@@ -105,7 +105,7 @@ def write_features(path: Path, rows: int, batch_rows: int, seed: int = SEED) -> 
     import numpy as np
     import pyarrow as pa
 
-    from peet_fast.features import feature_table_schema
+    from peet_fast.en.features import feature_table_schema
 
     schema = feature_table_schema(FEATURE_SET)
     rng = np.random.default_rng(seed)

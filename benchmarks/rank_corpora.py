@@ -33,7 +33,7 @@ HERE = Path(__file__).resolve().parent
 CORPORA = (HERE.parent / ".." / "shared" / "corpora").resolve()
 sys.path.insert(0, str(HERE.parent))
 
-from peet_fast.annotate import Annotator  # noqa: E402
+from peet_fast.en.annotator import Annotator  # noqa: E402
 from peet_fast.io import read_lines  # noqa: E402
 from peet_fast.model import load_model  # noqa: E402
 from peet_fast.rank import correlations, rank_systems, read_human_scores  # noqa: E402

@@ -6,14 +6,14 @@
 CI-sized run (well under 2 minutes): --pairs 300 --scale-pairs 2000 --multisystem-lines 60
 
 What it measures. Pipeline loading is never timed: every measured side gets its own new instance of the same spaCy
-pipeline (peet_fast.nlp.load_pipeline()'s package, NER disabled), loaded untimed just before it runs, so no side
+pipeline (peet_fast.en.parse.load_pipeline()'s package, NER disabled), loaded untimed just before it runs, so no side
 inherits another's per-instance caches (spaCy's lemmatizer cache and lexemes: ~15% of the parse time on a first pass
 over PEET sentences); and the process is warmed up first, untimed, on a throwaway instance (the first large nlp.pipe
 batches of a process run ~25% slower whatever the instance). Each side thus runs as in a fresh, warmed-up process.
 
 1. Corpus: the shared PEET pairs, peet/CONLL14 then peet/BEA19, gector_OP.txt (orig) -> gector_EC.txt (cor),
    concatenated (5,789 pairs), when ../shared/corpora is present beside the checkout; else synthetic pairs
-   (peet_fast.synth.synthesize over the cor side of tests/fixtures/en_pairs.tsv, seeded). --pairs N keeps the first N.
+   (peet_fast.en.synth.synthesize over the cor side of tests/fixtures/en_pairs.tsv, seeded). --pairs N keeps the first N.
 2. errant, the errant_parallel way: per pair, parse(orig) alone, the noop check `orig.text.strip() == cor`, else
    parse(cor) alone + annotate (errant.load("en", nlp=<the same pipeline>)), timed end to end. (errant_parallel
    skips a line whose orig is empty; here such a pair is still annotated so that every pair can be compared.)
@@ -25,7 +25,7 @@ batches of a process run ~25% slower whatever the instance). Each side thus runs
    that recorded input -- exactly the distinct sentences peet-fast had to parse, batched and ordered as it does --
    run through the whole pipeline as spaCy ships it (all components, spaCy's own attribute_ruler) on another fresh
    instance; total / parse_floor (goal <= 1.15). peet-fast itself runs the pipeline with the attribute_ruler compiled
-   (peet_fast.nlp.CompiledAttributeRuler: the same token attributes, a third of the parse time saved), so its total
+   (peet_fast.en.ruler.CompiledAttributeRuler: the same token attributes, a third of the parse time saved), so its total
    can be below that floor; in the breakdown, the compiled ruler and the lemmatizer (run after nlp.pipe) fall in
    other_s. The same parse repeated on the now-warm instance is reported too, for information.
 4. Worker scaling: M synthetic pairs (default 60,000; from the distinct sentences of the shared peet/*/*_EC.txt, else
@@ -148,12 +148,12 @@ def watched(step: str, fn, *a, **kw):
 # --- spaCy pipelines -------------------------------------------------------------------------------------------
 
 def fresh_pipeline():
-    """The pipeline peet_fast.nlp.load_pipeline() loads (same package, NER disabled, as errant does), as a new
+    """The pipeline peet_fast.en.parse.load_pipeline() loads (same package, NER disabled, as errant does), as a new
     instance: spaCy keeps per-instance caches (the lemmatizer's, the vocabulary's lexemes), so a side that reused
     another side's instance would start warm on the same sentences."""
     import spacy
 
-    from peet_fast.nlp import default_model_name
+    from peet_fast.en.parse import default_model_name
 
     return spacy.load(default_model_name(), disable=["ner"])
 
@@ -161,14 +161,14 @@ def fresh_pipeline():
 def fresh_peet_pipeline():
     """peet-fast's job and CLI paths take their pipeline from load_pipeline(), cached per process: drop the cached
     instance so that they start with a new one (loaded here, untimed), as cold as in a new process. Returns it.
-    (Touches peet_fast.nlp._PIPELINES; if that cache is renamed the pipeline is simply reused, and says so.)"""
-    import peet_fast.nlp as pnlp
+    (Touches peet_fast.en.parse._PIPELINES; if that cache is renamed the pipeline is simply reused, and says so.)"""
+    import peet_fast.en.parse as pnlp
 
     cache = getattr(pnlp, "_PIPELINES", None)
     if isinstance(cache, dict):
         cache.pop(pnlp.default_model_name(), None)
     else:
-        log("note: peet_fast.nlp._PIPELINES not found; peet-fast's pipeline is reused (warm) across steps")
+        log("note: peet_fast.en.parse._PIPELINES not found; peet-fast's pipeline is reused (warm) across steps")
     return pnlp.load_pipeline()
 
 
@@ -181,7 +181,7 @@ def warm_process(origs, cors, batch_size: int) -> float:
     import errant
     from spacy.tokens import Doc
 
-    from peet_fast.annotate import Annotator
+    from peet_fast.en.annotator import Annotator
 
     t0 = time.perf_counter()
     o, c = origs[::-1][:1024], cors[::-1][:1024]
@@ -216,10 +216,10 @@ def load_corpus(n: int | None, seed: int) -> tuple[str, list[str], list[str]]:
         if n is not None:
             origs, cors = origs[:n], cors[:n]
         return name, origs, cors
-    from peet_fast.synth import synthesize
+    from peet_fast.en.synth import synthesize
 
     pairs = synthesize(fixture_sentences(), DEFAULT_SYNTH_PAIRS if n is None else n, seed)
-    return (f"synthetic (peet_fast.synth, seed {seed}) over tests/fixtures/en_pairs.tsv (shared corpora absent)",
+    return (f"synthetic (peet_fast.en.synth, seed {seed}) over tests/fixtures/en_pairs.tsv (shared corpora absent)",
             [p[0] for p in pairs], [p[1] for p in pairs])
 
 
@@ -360,7 +360,7 @@ def instrumented_run(nlp, origs, cors, batch_size) -> tuple[list, dict]:
     timed (Parser.doc_to_sent wrapped). When peet-fast's internals allow (Annotator._sents_for and the compiled
     annotate_many), the annotate stage and the Edit objects are timed apart; otherwise only the whole. Returns
     (recorded pipe calls, breakdown)."""
-    from peet_fast.annotate import Annotator, Edit
+    from peet_fast.en.annotator import Annotator, Edit
 
     rec = PipeRecorder(nlp)
     ann = Annotator(nlp, batch_size=batch_size)
@@ -410,7 +410,7 @@ def bench_pairs(origs, cors, batch_size) -> dict:
     """Steps 2 and 3. Each side runs on its own new instance of the pipeline (loaded untimed)."""
     import errant
 
-    from peet_fast.annotate import Annotator
+    from peet_fast.en.annotator import Annotator
 
     n = len(origs)
     log(f"[pairs] peet-fast annotate_batch over {n} pairs ...")
@@ -475,7 +475,7 @@ def read_job_output(out_dir: str):
 def bench_scaling(m: int, workers: int, seed: int, tmp: str, batch_size: int) -> dict:
     from peet_fast.jobs import JobSpec, run_job
     from peet_fast.sources import text_source
-    from peet_fast.synth import synthesize
+    from peet_fast.en.synth import synthesize
 
     src_name, sentences = scaling_sentences()
     pairs = synthesize(sentences, m, seed)
@@ -556,7 +556,7 @@ def multisystem_data(lines: int | None, seed: int, tmp: str) -> tuple[str, list[
         texts = {nm: read_lines(gmeg / "dev" / "fce" / nm) + read_lines(gmeg / "test" / "fce" / nm) for nm in names}
         desc = "GMEG FCE dev+test"
     else:
-        from peet_fast.synth import ERROR_KINDS, corrupt
+        from peet_fast.en.synth import ERROR_KINDS, corrupt
 
         base = fixture_sentences()
         light = {kind: 0.0 for kind in ERROR_KINDS} | {"det": 0.1, "prep": 0.1, "punct": 0.1}
@@ -682,7 +682,7 @@ def main(argv=None) -> int:
     import errant
     import spacy
 
-    from peet_fast.nlp import DEFAULT_BATCH_SIZE, default_model_name, load_pipeline
+    from peet_fast.en.parse import DEFAULT_BATCH_SIZE, default_model_name, load_pipeline
 
     batch_size = args.batch_size or DEFAULT_BATCH_SIZE
     t0 = time.perf_counter()

@@ -84,7 +84,8 @@ def main() -> None:
 
     # steady state in this process (resources loaded, untimed)
     sys.path.insert(0, str(HERE))
-    from peet_fast.m2 import read_para, zh_block
+    from peet_fast.formats.para import read_para
+    from peet_fast.zh.m2 import zh_block
     from peet_fast.zh import ZhAnnotator
 
     ann = ZhAnnotator(cilin=cilin, confusion=confusion)

@@ -1,6 +1,19 @@
-"""peet-fast: ERRANT-exact edit extraction with a compiled core, and PEET post-editing-time scoring for GEC output."""
-from peet_fast.annotate import Annotator, Edit, MERGE_STRATEGIES
-from peet_fast.nlp import Parser, load_pipeline
+"""peet-fast: ERRANT-exact edit extraction with a compiled core, and PEET post-editing-time scoring for GEC output.
+
+Imports are lazy: ``import peet_fast`` loads neither spaCy, Ray, matplotlib nor pypinyin."""
+from __future__ import annotations
 
 __version__ = "0.1.0"
-__all__ = ["Annotator", "Edit", "MERGE_STRATEGIES", "Parser", "load_pipeline", "__version__"]
+
+_LAZY = {"Annotator": "peet_fast.en", "Edit": "peet_fast.en", "MERGE_STRATEGIES": "peet_fast.en",
+         "Parser": "peet_fast.en", "load_pipeline": "peet_fast.en"}
+__all__ = [*_LAZY, "__version__"]
+
+
+def __getattr__(name: str):
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'peet_fast' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module), name)

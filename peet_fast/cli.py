@@ -6,10 +6,10 @@ import sys
 import time
 
 from peet_fast import __version__
-from peet_fast.features import FEATURE_SETS, SOURCE_MODES, FeatureError
+from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES, FeatureError
 from peet_fast.io import InputError, atomic_write, check_output, read_parallel, write_json
 from peet_fast.model import ModelError
-from peet_fast.nlp import PipelineError
+from peet_fast.en.parse import PipelineError
 
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
 
@@ -92,7 +92,7 @@ def _add_pipeline_options(p) -> None:
 
 
 def _annotator(args, **options):
-    from peet_fast.annotate import Annotator
+    from peet_fast.en.annotator import Annotator
 
     if args.batch_size < 1:
         raise InputError("--batch-size", "must be at least 1")
@@ -232,7 +232,7 @@ def _add_featurize(sub) -> None:
 def cmd_featurize(args) -> int:
     import os
 
-    from peet_fast.features import feature_table_schema, featurize_table
+    from peet_fast.en.features import feature_table_schema, featurize_table
     from peet_fast.io import TableWriter, table_format
     from peet_fast.jobs import JobSpec, run_job
     from peet_fast.sources import table_source, text_source
@@ -296,7 +296,8 @@ def cmd_predict(args) -> int:
 
 
 def _cmd_m2_zh(args) -> int:
-    from peet_fast.m2 import read_para, write_zh_m2
+    from peet_fast.formats.para import read_para
+    from peet_fast.zh.m2 import write_zh_m2
 
     if args.para and (args.orig or args.cor):
         raise InputError("-para", "give either -para FILE or -orig/-cor files, not both")
@@ -320,7 +321,7 @@ def _cmd_m2_zh(args) -> int:
 
 
 def cmd_m2(args) -> int:
-    from peet_fast.m2 import write_m2
+    from peet_fast.en.m2 import write_m2
 
     if args.lang == "zh":
         return _cmd_m2_zh(args)
@@ -367,7 +368,7 @@ def cmd_synth(args) -> int:
     import os
 
     from peet_fast.io import read_lines
-    from peet_fast.synth import parse_rates, synthesize, write_pairs
+    from peet_fast.en.synth import parse_rates, synthesize, write_pairs
 
     if args.pairs < 0:
         raise InputError("--pairs", "must be at least 0")
@@ -586,7 +587,7 @@ def cmd_train(args) -> int:
     import os
 
     from peet_fast import train as T
-    from peet_fast.features import feature_names
+    from peet_fast.en.features import feature_names
 
     check_output(args.out)
     estimator = _train_options(args)

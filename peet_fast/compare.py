@@ -29,7 +29,7 @@ Exactly as errant_compare (errant 3.0.x, ``lang="en"``) and ChERRANT's compare_m
 
 P, R and F are the tools' figures: rounded to 4 decimals, P = 1 when FP = 0 and R = 1 when FN = 0.
 
-Inputs (``peet-fast compare``): M2 files read strictly by peet_fast.m2.read_m2 (load_m2_pair also refuses blocks whose
+Inputs (``peet-fast compare``): M2 files read strictly by peet_fast.formats.m2.read_m2 (load_m2_pair also refuses blocks whose
 S lines differ), English parallel text through ``peet-fast m2``'s annotation (sentences_from_parallel_en), Chinese
 parallel text or ChERRANT ``id, source, targets...`` files through peet_fast.zh (sentences_from_parallel_zh).
 
@@ -276,7 +276,7 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
 
 
 def m2_sentences(blocks, *, alignments: str = "pool") -> list[dict]:
-    """M2 blocks (peet_fast.m2.read_m2) -> the scorer's sentences. alignments="pool" (what the tools do): every edit
+    """M2 blocks (peet_fast.formats.m2.read_m2) -> the scorer's sentences. alignments="pool" (what the tools do): every edit
     of an annotator id is one candidate, whatever alternative alignment (ChERRANT T<i>-A<j>) it came from;
     "separate": each (annotator, alignment) is its own candidate, so the best alignment of a target is chosen."""
     if alignments not in ("pool", "separate"):
@@ -326,7 +326,7 @@ def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
     in every block (unless check_sources is false). Returns (hyp_blocks, ref_blocks); raises InputError naming the
     file and line."""
     from peet_fast.io import InputError
-    from peet_fast.m2 import read_m2
+    from peet_fast.formats.m2 import read_m2
 
     hyp = read_m2(hyp_path)
     ref = read_m2(ref_path)
@@ -352,7 +352,8 @@ def sentences_from_parallel_en(annotator, src: Sequence[str], hyp: Sequence[str]
     """English parallel text -> (hyp sentences, ref sentences): exactly what `peet-fast m2` (= errant_parallel) writes
     for SRC -> HYP and SRC -> each REF (annotator ids 0, 1, ... in --ref order), read back. One annotation batch:
     each source sentence is parsed once."""
-    from peet_fast.m2 import m2_blocks, parse_m2
+    from peet_fast.en.m2 import m2_blocks
+    from peet_fast.formats.m2 import parse_m2
 
     hyp_out: list[dict] = []
     ref_out: list[dict] = []
@@ -401,7 +402,7 @@ def load_para_pair(hyp_path: str, ref_path: str):
     different line counts and a line whose source differs (whitespace ignored, as ChERRANT ignores it).
     Returns (sources, hyp targets per line, ref targets per line)."""
     from peet_fast.io import InputError
-    from peet_fast.m2 import read_para
+    from peet_fast.formats.para import read_para
 
     h_src, h_tgt = read_para(hyp_path)
     r_src, r_tgt = read_para(ref_path)

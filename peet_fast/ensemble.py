@@ -129,8 +129,8 @@ def zh_is_spelling(src_span: str, cor: str, readings: Callable[[str], set]) -> b
 
 
 def pinyin_readings() -> Callable[[str], set]:
-    """char -> its set of toneless pinyin readings (peet_fast.zh.pinyin_readings; none for whitespace)."""
-    from peet_fast.zh import pinyin_readings as zh_readings
+    """char -> its set of toneless pinyin readings (peet_fast.zh.resources.pinyin_readings; none for whitespace)."""
+    from peet_fast.zh.resources import pinyin_readings as zh_readings
 
     def readings(ch: str) -> set:
         return set(zh_readings(ch)) if ch.strip() else set()

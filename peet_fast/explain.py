@@ -16,7 +16,7 @@ from typing import Sequence
 
 import numpy as np
 
-from peet_fast.features import BINARY_FEATURES
+from peet_fast.en.features import BINARY_FEATURES
 from peet_fast.model import Model
 
 

@@ -49,7 +49,7 @@ class WorkerState:
     """What a worker loads once and keeps: the annotator (spaCy pipeline) and the model."""
 
     def __init__(self, spec: JobSpec):
-        from peet_fast.annotate import Annotator
+        from peet_fast.en.annotator import Annotator
         from peet_fast.model import from_json
 
         self.spec = spec
@@ -76,7 +76,7 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     spec = state.spec
     rows = read_shard(spec.source, shard)
     if spec.kind == "featurize":
-        from peet_fast.features import featurize_table
+        from peet_fast.en.features import featurize_table
 
         if spec.source.kind == "text":
             mo, trg = rows["columns"]

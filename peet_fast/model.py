@@ -22,7 +22,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from peet_fast.features import FEATURE_SETS, SOURCE_MODES, feature_names
+from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES, feature_names
 
 FORMAT = "peet-fast-model"
 FORMAT_VERSION = 1

@@ -13,7 +13,7 @@ from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
-from peet_fast.features import feature_names, featurize
+from peet_fast.en.features import feature_names, featurize
 from peet_fast.model import Model, check_source_mode
 
 DEFAULT_CHUNK = 2048

@@ -261,7 +261,7 @@ def prepare(data: Annotated, max_time: float = MAX_TIME) -> Prepared:
 
 def compute_features(annotator, prep: Prepared, feature_set: str, source_mode: str) -> dict:
     """Feature columns (canonical order) of the prepared rows."""
-    from peet_fast.features import featurize, featurize_src
+    from peet_fast.en.features import featurize, featurize_src
 
     if source_mode == "src-mo-trg":
         return featurize_src(annotator, prep.src, prep.mo, prep.trg, feature_set)

@@ -10,7 +10,7 @@ from errant.commands import parallel_to_m2
 
 
 def run(argv, model=None):
-    from peet_fast.nlp import default_model_name
+    from peet_fast.en.parse import default_model_name
 
     model = model or default_model_name()
     real_load = errant.load

@@ -208,7 +208,7 @@ def test_m2_byte_identical_on_peet_conll14(tmp_path, shared_corpora):
 
 def test_m2_parses_each_orig_once_for_several_corrected_files(nlp):
     from peet_fast import Annotator
-    from peet_fast.m2 import m2_blocks
+    from peet_fast.en.m2 import m2_blocks
 
     origs = ["This are good .", "He go home .", "Same here ."]
     cors = [["This is good .", "He goes home .", "Same here ."],

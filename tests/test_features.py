@@ -23,7 +23,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import peet_fast
-from peet_fast import features as F
+from peet_fast.en import features as F
 from peet_fast._ext.features import count_edits  # noqa: F401  (the kernel under test, via count_features)
 
 # --- the definitions, written out literally ------------------------------------------------------------------

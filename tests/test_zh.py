@@ -22,7 +22,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from peet_fast.cli import main
-from peet_fast.m2 import read_para, write_zh_m2, zh_block
+from peet_fast.formats.para import read_para
+from peet_fast.zh.m2 import write_zh_m2, zh_block
 from peet_fast.zh import ZhAnnotator, load_cilin_file, load_confusion
 
 FX = Path(__file__).parent / "fixtures" / "zh"

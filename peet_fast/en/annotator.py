@@ -15,7 +15,7 @@ from typing import NamedTuple, Sequence
 from peet_fast._ext import annotate as _annotate
 from peet_fast._ext import classify as _classify
 from peet_fast._ext.tokens import Sent
-from peet_fast.nlp import DEFAULT_BATCH_SIZE, Parser
+from peet_fast.en.parse import DEFAULT_BATCH_SIZE, Parser
 
 MERGE_STRATEGIES = tuple(_annotate.MERGE_STRATEGIES)
 

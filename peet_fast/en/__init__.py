@@ -1,0 +1,14 @@
+"""English: ERRANT's edits (errant 3.0.x, exactly) over spaCy parses, PEET's edit features and synthetic pairs.
+
+    parse.py      the spaCy parse stage: pipeline loading, batched parsing, Doc -> Sent token arrays
+    ruler.py      the compiled attribute ruler and rule lemmatizer (exact stand-ins for spaCy's components)
+    annotator.py  Annotator: align -> merge -> classify in the compiled kernels (peet_fast._ext)
+    m2.py         errant_parallel's M2 output
+    features.py   PEET's feature sets over ERRANT labels
+    synth/        synthetic (MO, TRG) pairs with injected learner errors
+
+Importing this package loads neither spaCy nor errant: they load with the first Annotator."""
+from peet_fast.en.annotator import MERGE_STRATEGIES, Annotator, Edit
+from peet_fast.en.parse import Parser, PipelineError, load_pipeline
+
+__all__ = ["Annotator", "Edit", "MERGE_STRATEGIES", "Parser", "PipelineError", "load_pipeline"]

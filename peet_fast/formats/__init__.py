@@ -1,0 +1,1 @@
+"""File formats read and written by peet-fast: M2 (strict reader, line writers), ChERRANT's parallel files."""

@@ -1,0 +1,125 @@
+"""The M2 format: a strict reader (errant's and ChERRANT's layouts) and the ``A`` line writers.
+
+Reading is strict: anything errant_compare or ChERRANT would crash on or silently misread is refused with an
+InputError naming the file and line."""
+from __future__ import annotations
+
+from typing import NamedTuple, Sequence
+
+from peet_fast.io import InputError, read_lines
+
+NOOP = "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{}"
+
+
+def edit_line(o_start: int, o_end: int, etype: str, cor_tokens: Sequence[str], annotator_id: int) -> str:
+    return f"A {o_start} {o_end}|||{etype}|||{' '.join(cor_tokens)}|||REQUIRED|||-NONE-|||{annotator_id}"
+
+
+class M2Edit(NamedTuple):
+    """One ``A`` line: source tokens [start, end) -> cor (the correction field as written: tokens joined by spaces,
+    ``-NONE-`` or empty for a deletion), its type, its annotator id and the alternative alignment it belongs to
+    (j of a ChERRANT ``T<i>-A<j>`` header before it in the block; 0 when there is none)."""
+    start: int
+    end: int
+    type: str
+    cor: str
+    annotator: int
+    alignment: int
+
+
+class M2Block(NamedTuple):
+    """One sentence block: the 1-based line of its ``S`` line, the source tokens, the edits in file order."""
+    line: int
+    source: list
+    edits: list
+
+
+def read_m2(path: str) -> list[M2Block]:
+    """Read an M2 file strictly (UTF-8; see parse_m2). Raises InputError naming the file and line."""
+    return parse_m2(read_lines(path), str(path))
+
+
+def parse_m2(lines: Sequence[str], path: str = "<m2>") -> list[M2Block]:
+    """Blocks of M2 lines: an ``S`` line, then ``A`` lines (``A start end|||type|||cor|||REQUIRED|||-NONE-|||id``)
+    and optionally ChERRANT's ``T...`` target lines, blocks separated by blank lines. Refused with InputError
+    (file:line): a block not starting with an ``S`` line, any other kind of line, an ``A`` line without its six
+    fields, a span that is not two integers with 0 <= start <= end <= len(source) (or -1 -1), an annotator id that
+    is not a non-negative integer."""
+    blocks: list[M2Block] = []
+    block: M2Block | None = None
+    alignment = 0
+    n_tokens = 0
+    new = tuple.__new__
+    for no, raw in enumerate(lines, 1):
+        line = raw.rstrip()
+        if not line:
+            block = None
+            continue
+        tag = line[0]
+        if block is None:
+            if tag != "S" or (len(line) > 1 and not line[1].isspace()):
+                raise InputError(path, f"missing S line: a sentence block must start with 'S ', got {_clip(line)!r}",
+                                 no)
+            block = M2Block(no, line[1:].split(), [])
+            n_tokens = len(block.source)
+            blocks.append(block)
+            alignment = 0
+        elif tag == "A" and line[1:2] == " ":
+            # fast path for a well-formed line; anything else goes to _parse_a_line, which says what is wrong
+            fields = line[2:].split("|||")
+            if len(fields) == 6 and fields[1]:
+                span = fields[0].split()
+                coder = fields[5].strip()
+                if len(span) == 2 and coder.isdigit() and coder.isascii():
+                    s0, s1 = span
+                    if s0.isdigit() and s1.isdigit() and s0.isascii() and s1.isascii():
+                        start, end = int(s0), int(s1)
+                        if start <= end <= n_tokens:
+                            block.edits.append(new(M2Edit, (start, end, fields[1], fields[2], int(coder),
+                                                            alignment)))
+                            continue
+            block.edits.append(_parse_a_line(line, n_tokens, alignment, path, no))
+        elif tag == "T":
+            alignment = _alignment_of(line, path, no)
+        elif tag == "S":
+            raise InputError(path, "an S line inside a block (a blank line must separate sentence blocks)", no)
+        else:
+            raise InputError(path, f"unexpected line in an M2 block (expected 'A ...' or 'T...'): {_clip(line)!r}", no)
+    return blocks
+
+
+def _clip(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n] + "..."
+
+
+def _parse_a_line(line: str, n_tokens: int, alignment: int, path: str, no: int) -> M2Edit:
+    fields = line[2:].split("|||")
+    if len(fields) != 6:
+        raise InputError(path, f"an A line needs 6 '|||'-separated fields "
+                               f"(span|||type|||correction|||REQUIRED|||-NONE-|||annotator), got {len(fields)}", no)
+    span = fields[0].split()
+    try:
+        if len(span) != 2:
+            raise ValueError
+        start, end = int(span[0]), int(span[1])
+    except ValueError:
+        raise InputError(path, f"bad span {fields[0]!r}: expected two integers 'start end'", no) from None
+    if not ((start == end == -1) or 0 <= start <= end <= n_tokens):
+        raise InputError(path, f"bad span {start} {end}: the source has {n_tokens} tokens "
+                               f"(need 0 <= start <= end <= {n_tokens}, or -1 -1)", no)
+    coder = fields[5].strip()
+    if not (coder.isascii() and coder.isdigit()):
+        raise InputError(path, f"bad annotator id {fields[5]!r}: expected a non-negative integer", no)
+    etype = fields[1]
+    if not etype:
+        raise InputError(path, "empty error type", no)
+    return M2Edit(start, end, etype, fields[2], int(coder), alignment)
+
+
+def _alignment_of(line: str, path: str, no: int) -> int:
+    """j of a ChERRANT target header ``T<i>-A<j> ...`` (0 for ``T<i> ...``)."""
+    head = line.split(None, 1)[0]
+    i, _, j = head[1:].partition("-A")
+    if not (i.isascii() and i.isdigit()) or (j and not (j.isascii() and j.isdigit())):
+        raise InputError(path, f"bad target line {_clip(line)!r}: expected 'T<i> ...' or 'T<i>-A<j> ...'", no)
+    return int(j) if j else 0
