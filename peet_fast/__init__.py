@@ -5,9 +5,11 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
+from peet_fast.languages import LANGS, load
+
 _LAZY = {"Annotator": "peet_fast.en", "Edit": "peet_fast.en", "MERGE_STRATEGIES": "peet_fast.en",
-         "Parser": "peet_fast.en", "load_pipeline": "peet_fast.en"}
-__all__ = [*_LAZY, "__version__"]
+         "Parser": "peet_fast.en", "load_pipeline": "peet_fast.en", "ZhAnnotator": "peet_fast.zh"}
+__all__ = [*_LAZY, "LANGS", "load", "__version__"]
 
 
 def __getattr__(name: str):

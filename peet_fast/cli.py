@@ -46,12 +46,6 @@ def _add_zh_resources(p, when: str) -> None:
                                                        f"'char conf1 conf2 ...'); default: none")
 
 
-def _zh_annotator(args, t2s: bool, segmented: bool = False):
-    from peet_fast.zh import ZhAnnotator
-
-    return ZhAnnotator(cilin=args.cilin, confusion=args.confusion, t2s=t2s, segmented=segmented)
-
-
 def _add_m2(sub) -> None:
     p = sub.add_parser(
         "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
@@ -91,12 +85,34 @@ def _add_pipeline_options(p) -> None:
     p.add_argument("--batch-size", type=int, default=256, metavar="N", help="sentences per spaCy batch (default 256)")
 
 
-def _annotator(args, **options):
-    from peet_fast.en.annotator import Annotator
+# command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
+_ANNOTATOR_FLAGS = {
+    "spacy_model": ("--spacy-model", "spacy_model", None, None), "batch_size": ("--batch-size", "batch_size", 256, None),
+    "tok": ("-tok", "tokenise", False, None), "lev": ("-lev", "lev", False, None),
+    "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
+    "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
+    "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
+}
 
-    if args.batch_size < 1:
+
+def _annotator(args, lang: str = "en", **options):
+    """The annotator of a language (peet_fast.load) with the annotator options given on the command line, plus
+    `options` fixed by the command. A flag the language's annotator does not take is refused, naming the languages
+    that take it."""
+    from peet_fast.languages import LANGS, language, load
+
+    if getattr(args, "batch_size", 1) < 1:
         raise InputError("--batch-size", "must be at least 1")
-    return Annotator(spacy_model=args.spacy_model, batch_size=args.batch_size, **options)
+    accepted = language(lang).OPTIONS
+    for dest, (flag, option, default, convert) in _ANNOTATOR_FLAGS.items():
+        value = getattr(args, dest, default)
+        if value == default or option in options:
+            continue
+        if option not in accepted:
+            others = [code for code in LANGS if option in language(code).OPTIONS]
+            raise InputError(flag, f"is for --lang {' / '.join(others)} only")
+        options[option] = convert(value) if convert else value
+    return load(lang, **options)
 
 
 def _add_score(sub) -> None:
@@ -295,55 +311,30 @@ def cmd_predict(args) -> int:
     return 0
 
 
-def _cmd_m2_zh(args) -> int:
+def cmd_m2(args) -> int:
     from peet_fast.formats.para import read_para
-    from peet_fast.zh.m2 import write_zh_m2
 
+    if args.para and args.lang != "zh":
+        raise InputError("-para", "is for --lang zh only")
     if args.para and (args.orig or args.cor):
         raise InputError("-para", "give either -para FILE or -orig/-cor files, not both")
-    if not args.para and not (args.orig and args.cor):
-        raise InputError("-orig", "--lang zh needs -para FILE, or -orig FILE with -cor FILE [FILE ...]")
+    if not args.para:
+        for flag, given in (("-orig", args.orig), ("-cor", args.cor)):
+            if not given:
+                raise InputError(flag, "is required (or -para FILE with --lang zh)")
+    annotator = _annotator(args, args.lang)
     check_output(args.out)
     if args.para:
         sources, targets = read_para(args.para)
     else:
         sources, *cors = read_parallel([args.orig, *args.cor])
-        targets = [list(t) for t in zip(*cors)] if cors else []
-    annotator = _zh_annotator(args, t2s=not args.no_t2s, segmented=args.segmented)
+        targets = [list(t) for t in zip(*cors)]
     progress = Progress(len(sources), "m2")
     with atomic_write(args.out) as out:
-        n = write_zh_m2(out, annotator, sources, targets, args.strategy, progress=progress,
-                        name=args.para or args.orig)
+        n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.orig)
     progress.close()
-    print(f"peet-fast m2: wrote {n} sentence blocks (Chinese, char level, -s {args.strategy}) to {args.out}",
-          file=sys.stderr)
-    return 0
-
-
-def cmd_m2(args) -> int:
-    from peet_fast.en.m2 import write_m2
-
-    if args.lang == "zh":
-        return _cmd_m2_zh(args)
-    for flag, given in (("-para", args.para), ("--cilin", args.cilin), ("--confusion", args.confusion),
-                        ("--no-t2s", args.no_t2s), ("--segmented", args.segmented),
-                        ("--strategy", args.strategy != "all")):
-        if given:
-            raise InputError(flag, "is for --lang zh only")
-    for flag, given in (("-orig", args.orig), ("-cor", args.cor)):
-        if not given:
-            raise InputError(flag, "is required")
-    if args.batch_size < 1:         # before the (slow) reading of the inputs
-        raise InputError("--batch-size", "must be at least 1")
-    check_output(args.out)
-    origs, *cors = read_parallel([args.orig, *args.cor])
-    annotator = _annotator(args, tokenise=args.tok, lev=args.lev, merge=args.merge)
-    progress = Progress(len(origs), "m2")
-    with atomic_write(args.out) as out:
-        n = write_m2(out, annotator, origs, cors, progress=progress)
-    progress.close()
-    print(f"peet-fast m2: wrote {n} sentence blocks ({len(cors)} corrected file{'s' if len(cors) > 1 else ''}) "
-          f"to {args.out}", file=sys.stderr)
+    files = f", {len(args.cor)} corrected file{'s' if len(args.cor) > 1 else ''}" if args.cor else ""
+    print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
     return 0
 
 
@@ -743,22 +734,20 @@ def cmd_compare(args) -> int:
 
     if not math.isfinite(args.beta) or args.beta <= 0:
         raise InputError("--beta", f"must be a finite number > 0, not {args.beta!r}")
-    if args.para and (args.lang != "zh" or args.src is not None):
-        raise InputError("--para", "applies to --lang zh without --src (ChERRANT parallel files)")
-    zh_text = args.lang == "zh" and (args.src is not None or args.para)
+    if args.para and args.src is not None:
+        raise InputError("--para", "applies without --src (ChERRANT parallel files)")
+    text = args.src is not None or args.para
     for flag, given in (("--strategy", args.strategy != "all"), ("--cilin", args.cilin is not None),
                         ("--confusion", args.confusion is not None)):
-        if given and not zh_text:
-            raise InputError(flag, "applies to --lang zh with --src or --para (Chinese text) only")
-    if args.allow_source_mismatch and (args.src is not None or args.para):
+        if given and not text:
+            raise InputError(flag, "applies to text input (--src or --para) only")
+    if args.allow_source_mismatch and text:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
     check_output(args.summary)
     if args.para:
         if len(args.ref) != 1:
             raise InputError("--ref", "give one reference parallel file (its targets are the references)")
         src, hyp_t, refs_t = C.load_para_pair(args.hyp, args.ref[0])
-        annotator = _zh_annotator(args, t2s=True)
-        hyp, ref = C.sentences_from_parallel_zh(annotator, src, hyp_t, refs_t, args.strategy, args.alignments)
     elif args.src is None:
         if len(args.ref) != 1:
             raise InputError("--ref", "give one reference M2 file (its annotators are the references); several "
@@ -767,12 +756,9 @@ def cmd_compare(args) -> int:
         hyp, ref = C.m2_sentences(hyp_b, alignments=args.alignments), C.m2_sentences(ref_b, alignments=args.alignments)
     else:
         src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
-        if args.lang == "en":
-            hyp, ref = C.sentences_from_parallel_en(_annotator(args), src, hyp_t, refs_t)
-        else:
-            annotator = _zh_annotator(args, t2s=True)
-            hyp, ref = C.sentences_from_parallel_zh(annotator, src, hyp_t, [list(r) for r in zip(*refs_t)],
-                                                    args.strategy, args.alignments)
+        refs_t = [list(r) for r in zip(*refs_t)]
+    if text:
+        hyp, ref = C.sentences_from_parallel(_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
     result = C.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, lang=args.lang, single=args.single,
                              multi=args.multi, filt=args.filt)
     if args.summary:
@@ -817,7 +803,7 @@ def cmd_excgec(args) -> int:
     check_aligned(hyp, ref, args.hyp, args.ref)
     annotator = None
     if not args.no_correction:
-        annotator = _zh_annotator(args, t2s=False)
+        annotator = _annotator(args, "zh", t2s=False)
     summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
@@ -854,9 +840,6 @@ def cmd_ensemble(args) -> int:
 
     if len(args.hyp) < 2:
         raise InputError("--hyp", "give at least two system outputs to vote over")
-    for flag, value in (("--cilin", args.cilin), ("--confusion", args.confusion)):
-        if value is not None and args.lang != "zh":
-            raise InputError(flag, "applies to --lang zh only")
     default = E.default_thresholds(len(args.hyp))
     th = E.Thresholds(default.min_votes if args.min_votes is None else args.min_votes,
                       default.min_votes_relaxed if args.min_votes_relaxed is None else args.min_votes_relaxed)
@@ -864,11 +847,11 @@ def cmd_ensemble(args) -> int:
         if not 1 <= v <= len(args.hyp):
             raise InputError(flag, f"must be between 1 and the number of systems ({len(args.hyp)}), not {v}")
     check_output(args.out)
+    from peet_fast.languages import language
+
+    annotator = _annotator(args, args.lang, **language(args.lang).ENSEMBLE_OPTIONS)
     src, *hyps = read_parallel([args.src, *args.hyp])
-    if args.lang == "en":
-        result = E.ensemble_en(_annotator(args), src, hyps, th)
-    else:
-        result = E.ensemble_zh(_zh_annotator(args, t2s=False), src, hyps, th)
+    result = E.ensemble(annotator, src, hyps, th)
     with atomic_write(args.out) as fh:
         fh.writelines(s + "\n" for s in result.sentences)
     print(f"peet-fast ensemble: {len(args.hyp)} systems, {result.candidates} distinct edits, {result.kept} applied "

@@ -348,53 +348,37 @@ def check_same_sources(hyp, ref, hyp_path: str, ref_path: str) -> None:
                                        f"({' '.join(h.source)[:60]!r} vs {' '.join(r.source)[:60]!r})", h.line)
 
 
-def sentences_from_parallel_en(annotator, src: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]]):
-    """English parallel text -> (hyp sentences, ref sentences): exactly what `peet-fast m2` (= errant_parallel) writes
-    for SRC -> HYP and SRC -> each REF (annotator ids 0, 1, ... in --ref order), read back. One annotation batch:
-    each source sentence is parsed once."""
-    from peet_fast.en.m2 import m2_blocks
-    from peet_fast.formats.m2 import parse_m2
-
-    hyp_out: list[dict] = []
-    ref_out: list[dict] = []
-    for text in m2_blocks(annotator, src, [hyp, *refs]):
-        block = parse_m2(text.split("\n"), "<annotated>")[0]
-        h: dict = {}
-        r: dict = {}
-        for e in block.edits:
-            side, key = (h, 0) if e.annotator == 0 else (r, e.annotator - 1)
-            side.setdefault(key, []).append((e.start, e.end, e.type, e.cor))
-        hyp_out.append(h)
-        ref_out.append(r)
-    return hyp_out, ref_out
-
-
-def sentences_from_parallel_zh(annotator, src: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]],
-                               strategy: str = "all", alignments: str = "pool"):
-    """Chinese parallel text -> (hyp sentences, ref sentences) through peet_fast.zh (ChERRANT's char-level
-    annotation). hyp: per sentence a hypothesis, or a list of them (hyp annotators 0, 1, ...); refs: per sentence,
-    its references (any number: annotator ids 0, 1, ... in that order; ChERRANT's ``id, source, ref1, ...`` rows). Each alternative alignment of a target is pooled under its annotator id
-    (alignments="pool": what ChERRANT's compare does with its M2) or is a candidate of its own ("separate")."""
+def sentences_from_parallel(annotator, src: Sequence[str], hyp: Sequence, refs: Sequence[Sequence[str]],
+                             alignments: str = "pool"):
+    """Parallel text -> (hyp sentences, ref sentences) through a language's annotator (peet_fast.load): exactly what
+    the annotator's M2 holds for SRC -> each target, read back. hyp: per sentence a hypothesis, or a list of them
+    (hyp annotators 0, 1, ...); refs: per sentence its references (any number: annotator ids 0, 1, ... in that
+    order). Alternative alignments of a target (Chinese) are pooled under its annotator id (alignments="pool": what
+    ChERRANT's compare does with its M2) or are candidates of their own ("separate"). One annotation batch: each
+    source sentence is parsed once."""
     if not (len(src) == len(hyp) == len(refs)):
         raise ValueError(f"src, hyp and refs differ in length ({len(src)}, {len(hyp)}, {len(refs)})")
     hyps = [[h] if isinstance(h, str) else list(h) for h in hyp]
-    pairs = []
-    for s, hs, rs in zip(src, hyps, refs):
-        pairs.extend((s, t) for t in (*hs, *rs))
-    annotated = annotator.annotate_many(pairs, strategy)
-    hyp_out: list[dict] = []
-    ref_out: list[dict] = []
-    x = 0
-    for hs, rs in zip(hyps, refs):
-        h_sent: dict = {}
-        r_sent: dict = {}
-        for sent, targets in ((h_sent, hs), (r_sent, rs)):
-            for j in range(len(targets)):
-                _zh_candidates(sent, j, annotated[x], alignments)
-                x += 1
-        hyp_out.append(h_sent)
-        ref_out.append(r_sent)
-    return hyp_out, ref_out
+    sides = (hyps, refs)
+    order = _target_major(sides)
+    annotated = annotator.annotate_pairs([src[k] for _, k, _ in order],
+                                         [sides[side][k][j] for side, k, j in order])
+    out: tuple[list[dict], list[dict]] = ([{} for _ in src], [{} for _ in src])
+    for (side, k, j), ann in zip(order, annotated):
+        for a, alignment in enumerate(ann.alignments):
+            if alignment:
+                out[side][k].setdefault(j if alignments == "pool" else (j, a), []).extend(alignment)
+    return out
+
+
+def _target_major(sides) -> list[tuple[int, int, int]]:
+    """(side, sentence, target) of every target: the hypotheses' first targets in sentence order, then their second
+    ones, ..., then the references' the same way (the order errant_parallel-style batching annotates them in)."""
+    order = []
+    for side, per_sentence in enumerate(sides):
+        for j in range(max((len(t) for t in per_sentence), default=0)):
+            order.extend((side, k, j) for k, targets in enumerate(per_sentence) if j < len(targets))
+    return order
 
 
 def load_para_pair(hyp_path: str, ref_path: str):
@@ -413,11 +397,3 @@ def load_para_pair(hyp_path: str, ref_path: str):
         if "".join(a.split()) != "".join(b.split()):
             raise InputError(hyp_path, f"source differs from {ref_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
     return r_src, h_tgt, r_tgt
-
-
-def _zh_candidates(sent: dict, coder: int, found: list, alignments: str) -> dict:
-    """Add one target's alignments (ZhAnnotator.annotate) to a sentence's candidates under annotator id coder."""
-    for a, alignment in enumerate(found or [[NOOP]]):
-        lst = sent.setdefault(coder if alignments == "pool" else (coder, a), [])
-        lst.extend((s, e, t, c) for s, e, t, c in alignment)
-    return sent

@@ -6,14 +6,15 @@ edit ``(start, end, correction)``, the systems that produced it; keep it when
 
 - more than N/2 systems produced it (``min_votes`` = floor(N/2) + 1), or
 - it is a word-order or spelling edit and at least N/2 - 1 systems produced it, never fewer than 1
-  (``min_votes_relaxed`` = max(1, ceil(N/2 - 1))): English ``R:WO`` and ``R:SPELL``; Chinese ``W``, and an ``S``
-  edit that is a spelling correction by the rule of ``zh_is_spelling``;
+  (``min_votes_relaxed`` = max(1, ceil(N/2 - 1))): the edits the language's annotator calls relaxed (English
+  ``R:WO`` and ``R:SPELL``; Chinese ``W``, and an ``S`` edit that is a spelling correction by the rule of
+  peet_fast.zh.is_spelling);
 
 then apply the kept edits that do not overlap: edits are taken by more votes first, then by position (start, end),
 then in the order the systems are given (the first system proposing an edit first); an edit overlapping one already
 taken is dropped. Two edits overlap when their spans share a token, when they are insertions at the same position,
 or when an insertion falls strictly inside the other's span. The result is the source with those edits applied:
-English tokens joined by single spaces, Chinese characters joined without spaces.
+joined by the annotator's joiner (English tokens by single spaces, Chinese characters without spaces).
 
 An edit's type (for the relaxed threshold) is the type most of its voters gave it (ties: the earliest system's)."""
 from __future__ import annotations
@@ -23,7 +24,6 @@ from typing import Callable, NamedTuple, Sequence
 
 Edit = tuple  # (start, end, type, cor): cor = correction tokens joined by spaces; "" or "-NONE-" for a deletion
 DELETION = ("", "-NONE-")
-EN_RELAXED = frozenset({"R:WO", "R:SPELL"})
 
 
 class Thresholds(NamedTuple):
@@ -112,39 +112,6 @@ def apply_edits(tokens: Sequence[str], edits: Sequence[Voted]) -> list[str]:
     return out
 
 
-def en_relaxed(v: Voted, tokens: Sequence[str]) -> bool:
-    return v.type in EN_RELAXED
-
-
-def zh_is_spelling(src_span: str, cor: str, readings: Callable[[str], set]) -> bool:
-    """Chinese spelling edit: source span and correction have the same number of characters and either hold the same
-    characters in another order, or every differing character pair shares a toneless pinyin reading (pypinyin,
-    heteronyms). ChERRANT's check also accepts pairs similar in glyph shape and sound by its char_meta.txt table,
-    which is not used here."""
-    if len(src_span) != len(cor) or src_span == cor:
-        return False
-    if sorted(src_span) == sorted(cor):
-        return True
-    return all(a == b or (readings(a) & readings(b)) for a, b in zip(src_span, cor))
-
-
-def pinyin_readings() -> Callable[[str], set]:
-    """char -> its set of toneless pinyin readings (peet_fast.zh.resources.pinyin_readings; none for whitespace)."""
-    from peet_fast.zh.resources import pinyin_readings as zh_readings
-
-    def readings(ch: str) -> set:
-        return set(zh_readings(ch)) if ch.strip() else set()
-    return readings
-
-
-def zh_relaxed_rule(readings: Callable[[str], set]):
-    def relaxed(v: Voted, tokens: Sequence[str]) -> bool:
-        if v.type == "W":
-            return True
-        return v.type == "S" and zh_is_spelling("".join(tokens[v.start:v.end]), v.cor.replace(" ", ""), readings)
-    return relaxed
-
-
 class EnsembleResult(NamedTuple):
     sentences: list          # corrected sentences
     kept: int                # edits applied
@@ -169,26 +136,15 @@ def vote_all(sources: Sequence[Sequence[str]], system_edits: Sequence[Sequence[S
     return EnsembleResult(out, kept_n, cand_n, dropped)
 
 
-def ensemble_en(annotator, src: Sequence[str], hyps: Sequence[Sequence[str]],
-                thresholds: Thresholds | None = None) -> EnsembleResult:
-    """English: ERRANT edits of each system against the source (one annotation batch: each source parsed once)."""
-    n = len(hyps)
-    m = len(src)
-    edits = annotator.annotate_batch([s for _ in hyps for s in src], [h for hyp in hyps for h in hyp])
-    per_sentence = [[[(e.o_start, e.o_end, e.type, e.c_str) for e in edits[k * m + i]] for k in range(n)]
-                    for i in range(m)]
-    sources = [s.split() for s in src]
-    return vote_all(sources, per_sentence, n, thresholds, en_relaxed, " ")
-
-
-def ensemble_zh(annotator, src: Sequence[str], hyps: Sequence[Sequence[str]],
-                thresholds: Thresholds | None = None) -> EnsembleResult:
-    """Chinese: ChERRANT char-level edits (first minimum-cost alignment) of each system against the source; the
-    annotator (peet_fast.zh.ZhAnnotator) should not convert the outputs to simplified (t2s=False)."""
-    n = len(hyps)
-    sources, per_sentence = [], []
-    for i, s in enumerate(src):
-        results = [annotator.annotate_full(s, hyp[i], "first") for hyp in hyps]
-        sources.append(annotator.tokenize(s))
-        per_sentence.append([r.alignments[0] if r.kind == "edits" else [] for r in results])
-    return vote_all(sources, per_sentence, n, thresholds, zh_relaxed_rule(pinyin_readings()), "")
+def ensemble(annotator, src: Sequence[str], hyps: Sequence[Sequence[str]],
+             thresholds: Thresholds | None = None) -> EnsembleResult:
+    """Vote over the systems' edits against the source from a language's annotator (peet_fast.load): its first
+    alignment of each pair (English: ERRANT, pre-tokenised text; Chinese: ChERRANT char level, which should not
+    convert the outputs to simplified: t2s=False). One annotation batch: each source is parsed once. The relaxed
+    threshold applies to the edits annotator.relaxed accepts; tokens are joined with annotator.joiner."""
+    n, m = len(hyps), len(src)
+    pairs = annotator.annotate_pairs([s for _ in hyps for s in src], [h for hyp in hyps for h in hyp],
+                                     alternatives=False)
+    per_sentence = [[pairs[k * m + i].alignments[0] for k in range(n)] for i in range(m)]
+    sources = [pairs[i].source for i in range(m)] if n else [annotator.tokenize(s) for s in src]
+    return vote_all(sources, per_sentence, n, thresholds, annotator.relaxed, annotator.joiner)

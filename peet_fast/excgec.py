@@ -468,7 +468,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
 
     pairs = [(s.source, s.target) for s in hyp] + [(s.source, s.target) for s in ref]
     unique = list(dict.fromkeys(pairs))
-    annotated = dict(zip(unique, (annotator.annotate_full(s, t, "all") for s, t in unique)))
+    annotated = dict(zip(unique, annotator.annotate_pairs([s for s, _ in unique], [t for _, t in unique])))
     n = len(hyp)
     targets = [_cleme_target(annotated[p]) for p in pairs]
     sents = [cl.CSentence(targets[i][0], targets[i][1], (targets[n + i][1],)) for i in range(n)]
@@ -505,7 +505,7 @@ def _cleme_target(result) -> tuple[tuple[str, ...], Any]:
         k = 0 if cor == "-NONE-" else len(cor.split())
         edits.append((o1, o2, o1 + offset, o1 + offset + k))
         offset += k - (o2 - o1)
-    return tuple(result.src_tokens), Target(tuple(result.tgt_tokens), tuple(edits))
+    return tuple(result.source), Target(tuple(result.target), tuple(edits))
 
 
 # --- the whole evaluation, its summary and its table ---------------------------------------------------------------

@@ -8,6 +8,8 @@ import pytest
 
 from conftest import SPACY_MODEL
 from peet_fast import ensemble as E
+from peet_fast.en.annotator import RELAXED_TYPES
+from peet_fast.zh import is_spelling
 from peet_fast.cli import main
 
 
@@ -37,7 +39,7 @@ def test_select_thresholds_and_relaxed_edits():
     th = E.default_thresholds(5)            # 3 votes, 2 for word order / spelling
     voted = [V(0, 1, "a", 3), V(2, 3, "b", 2), V(4, 5, "c", 2, etype="R:SPELL"), V(6, 8, "d e", 1, etype="R:WO"),
              V(9, 10, "f", 2, etype="R:WO")]
-    kept = E.select(voted, th, lambda v: v.type in E.EN_RELAXED)
+    kept = E.select(voted, th, lambda v: v.type in RELAXED_TYPES)
     assert [(v.start, v.cor) for v in kept] == [(0, "a"), (4, "c"), (9, "f")]
 
 
@@ -67,12 +69,11 @@ def test_apply_edits():
 
 
 def test_zh_spelling_rule():
-    readings = E.pinyin_readings()
-    assert E.zh_is_spelling("再", "在", readings)          # zai / zai
-    assert E.zh_is_spelling("他们", "她们", readings)       # ta / ta, second char equal
-    assert E.zh_is_spelling("书看", "看书", readings)       # same characters, another order
-    assert not E.zh_is_spelling("很", "非常", readings)     # lengths differ
-    assert not E.zh_is_spelling("猫", "狗", readings)       # mao / gou
+    assert is_spelling("再", "在")          # zai / zai
+    assert is_spelling("他们", "她们")       # ta / ta, second char equal
+    assert is_spelling("书看", "看书")       # same characters, another order
+    assert not is_spelling("很", "非常")     # lengths differ
+    assert not is_spelling("猫", "狗")       # mao / gou
 
 
 # --- end to end ------------------------------------------------------------------------------------------------------

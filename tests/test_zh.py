@@ -209,16 +209,16 @@ def test_every_alignment_rebuilds_the_target(s, t):
     ann = _PROP
     res = ann.annotate_full(s, t, "all")
     if res.kind == "noop":
-        assert res.src_tokens == res.tgt_tokens
+        assert res.source == res.target
         return
     assert 1 <= len(res.alignments)
-    if abs(len(res.src_tokens) - len(res.tgt_tokens)) > 10:
+    if abs(len(res.source) - len(res.target)) > 10:
         assert len(res.alignments) == 1
     for edits in res.alignments:
         spans = [(o1, o2) for o1, o2, _, _ in edits]
         assert spans == sorted(spans)
         assert all(a[1] <= b[0] for a, b in zip(spans, spans[1:]))
-        assert _apply(res.src_tokens, edits) == res.tgt_tokens
+        assert _apply(res.source, edits) == res.target
     assert ann.annotate(s, t, "first") == res.alignments[:1]
 
 

@@ -11,4 +11,19 @@ Importing this package loads neither spaCy nor errant: they load with the first 
 from peet_fast.en.annotator import MERGE_STRATEGIES, Annotator, Edit
 from peet_fast.en.parse import Parser, PipelineError, load_pipeline
 
-__all__ = ["Annotator", "Edit", "MERGE_STRATEGIES", "Parser", "PipelineError", "load_pipeline"]
+__all__ = ["ENSEMBLE_OPTIONS", "OPTIONS", "Annotator", "Edit", "MERGE_STRATEGIES", "Parser", "PipelineError", "SPAN_RULES", "load", "load_pipeline"]
+
+# span-based scoring (errant_compare): corrections compared as written, every sentence scored
+SPAN_RULES = {"strip_cor_spaces": False, "skip_na": False}
+
+# the ensemble votes on edits of the outputs as written
+ENSEMBLE_OPTIONS: dict = {}
+
+# the keyword options load() takes (the command line refuses a flag whose option the language does not take)
+OPTIONS = frozenset({"nlp", "spacy_model", "tokenise", "lev", "merge", "batch_size"})
+
+
+def load(**options) -> Annotator:
+    """The English annotator (peet_fast.load("en", ...)); options: nlp, spacy_model, tokenise, lev, merge,
+    batch_size."""
+    return Annotator(**options)

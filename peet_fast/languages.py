@@ -1,0 +1,79 @@
+"""The language registry and the interface every language's annotator implements.
+
+A language is a package (``peet_fast/en/``, ``peet_fast/zh/``) plus one entry in REGISTRY. The package's face
+defines ``load(**options)``, which returns its annotator; ``OPTIONS``, the names of those options; ``SPAN_RULES``,
+the keyword options span-based scoring takes for it (see peet_fast.metrics.span); and ``ENSEMBLE_OPTIONS``, the
+annotator options the ensemble needs (e.g. no conversion of the outputs). Consumers (``m2``, ``compare``, ``ensemble``, ``excgec``) receive an
+annotator and never branch on the language:
+
+- ``annotator.annotate_pairs(origs, cors, alternatives=True)`` -> one Annotation per pair: the source tokens as an
+  M2 ``S`` line writes them, the target tokens, a kind ("edits", "noop" or "NA": a target the language marks as not
+  annotatable) and the alignments, each a list of SpanEdit (one alignment, or every minimum-cost alternative when
+  the language has several and ``alternatives`` is true). A noop / NA pair has one alignment holding one edit
+  ``(-1, -1, kind, "-NONE-")``.
+- ``annotator.write_m2(out, sources, targets, progress=None, name=...)`` writes the language's M2 layout for each
+  source line and its targets (a list per line); returns the number of blocks.
+- ``annotator.relaxed(edit, source_tokens)``: whether an edit is one the ensemble keeps with fewer votes (word order
+  and spelling edits).
+- ``annotator.joiner``: the string that joins tokens back into text ("" or " "); ``annotator.scheme``: a short
+  name of its annotation scheme for messages.
+
+Imports are lazy: nothing here loads a language until it is asked for."""
+from __future__ import annotations
+
+import importlib
+from types import ModuleType
+from typing import NamedTuple, Protocol, Sequence, TextIO
+
+REGISTRY = {"en": "peet_fast.en", "zh": "peet_fast.zh"}
+LANGS = tuple(REGISTRY)
+
+
+class SpanEdit(NamedTuple):
+    """One edit as an M2 ``A`` line has it: source tokens [start, end) -> cor (the correction tokens joined by single
+    spaces; ``-NONE-`` for a deletion where the language writes it so), with its error type."""
+    start: int
+    end: int
+    type: str
+    cor: str
+
+
+class Annotation(NamedTuple):
+    """The edits of one (orig, cor) pair; see the module docstring."""
+    source: list
+    target: list
+    kind: str
+    alignments: list
+
+
+class Annotator(Protocol):
+    lang: str
+    joiner: str
+    scheme: str
+
+    def annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], *,
+                       alternatives: bool = True) -> list[Annotation]: ...
+
+    def write_m2(self, out: TextIO, sources: Sequence[str], targets: Sequence[Sequence[str]], *, progress=None,
+                 name: str = "<input>") -> int: ...
+
+    def relaxed(self, edit: SpanEdit, source_tokens: Sequence[str]) -> bool: ...
+
+
+def language(lang: str) -> ModuleType:
+    """The package of a registered language (imported on first use); ValueError for an unknown code."""
+    module = REGISTRY.get(lang)
+    if module is None:
+        raise ValueError(f"unknown language {lang!r}; choose from {', '.join(LANGS)}")
+    return importlib.import_module(module)
+
+
+def load(lang: str = "en", **options) -> Annotator:
+    """The annotator of a language: ``load("en", tokenise=True)``, ``load("zh", cilin=..., confusion=...)``. The
+    options are the language annotator's own (see peet_fast.en.Annotator and peet_fast.zh.ZhAnnotator)."""
+    return language(lang).load(**options)
+
+
+def span_rules(lang: str) -> dict:
+    """The span-scoring options of a language (peet_fast.metrics.span.compare_edits keywords)."""
+    return dict(language(lang).SPAN_RULES)
