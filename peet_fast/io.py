@@ -193,8 +193,6 @@ def iter_table_batches(path: str | os.PathLike, columns=None, batch_rows: int = 
     import pyarrow.parquet as pq
 
     path = os.fspath(path)
-    if os.path.isdir(path):
-        return _iter_dataset_batches(path, columns, batch_rows)
     fmt = table_format(path)
     if not os.path.exists(path):
         raise InputError(path, "no such file")
@@ -218,23 +216,6 @@ def iter_table_batches(path: str | os.PathLike, columns=None, batch_rows: int = 
                         yield b.slice(lo, batch_rows)
     except (pa.ArrowInvalid, OSError) as exc:
         raise InputError(path, f"cannot read as {fmt}: {exc}") from None
-    return schema, gen()
-
-
-def _iter_dataset_batches(path: str, columns, batch_rows: int):
-    """A sharded job directory (part-*.parquet listed in its manifest), read shard by shard in row order."""
-    import pyarrow.parquet as pq
-
-    from peet_fast.jobs import shard_paths
-
-    files = shard_paths(path)
-    if not files:
-        raise InputError(path, "the dataset has no rows")
-    schema = pq.ParquetFile(files[0]).schema_arrow
-
-    def gen():
-        for f in files:
-            yield from pq.ParquetFile(f).iter_batches(batch_size=batch_rows, columns=columns)
     return schema, gen()
 
 
