@@ -39,7 +39,8 @@ def main(argv=None) -> int:
 
     from peet_fast.io import read_lines
     from peet_fast.jobs import JobSpec, LocalRunner, run_job, table_source
-    from peet_fast.en.synth import synthesize, write_pairs
+    from peet_fast.en.synth import synthesize
+    from peet_fast.formats.pairs import write_pairs
 
     series = []
     with tempfile.TemporaryDirectory() as tmp:

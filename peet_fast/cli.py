@@ -331,15 +331,13 @@ def _add_synth(sub) -> None:
 
 
 def cmd_synth(args) -> int:
-    import os
-
     from peet_fast.io import read_lines
-    from peet_fast.en.synth import parse_rates, synthesize, write_pairs
+    from peet_fast.en.synth import parse_rates, synthesize
+    from peet_fast.formats.pairs import pair_format, write_pairs
 
     if args.pairs < 0:
         raise InputError("--pairs", "must be at least 0")
-    if not os.path.splitext(args.out)[1].lower() in (".tsv", ".jsonl", ".parquet"):
-        raise InputError(args.out, "output must be a .tsv, .jsonl or .parquet file")
+    pair_format(args.out)
     check_output(args.out)
     try:
         rates = parse_rates(args.rates)

@@ -269,7 +269,8 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
     Returns (rows, sum of seconds)."""
     import pyarrow as pa
 
-    from peet_fast.io import InputError, TableWriter, iter_table_batches
+    from peet_fast.formats.pairs import TableWriter, iter_table_batches
+    from peet_fast.io import InputError
     from peet_fast.jobs.layout import iter_dataset_batches
 
     path = os.fspath(features_path)

@@ -12,7 +12,8 @@ import numpy as np
 
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import feature_table_schema, featurize_table
-from peet_fast.io import InputError, TableWriter, check_output, read_parallel, table_format
+from peet_fast.formats.pairs import TableWriter, table_format
+from peet_fast.io import InputError, check_output, read_parallel
 from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
