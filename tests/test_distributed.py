@@ -82,6 +82,38 @@ def test_same_numbers_on_two_ray_workers(corpus, tmp_path, reference_run, ray_se
     assert not (tmp_path / "job" / "_workers").exists()
 
 
+def shard_worker_pids() -> list[int]:
+    """The pids of this test process's Ray actors that run shards: descendants of this process (the local Ray
+    instance's raylet starts them) whose command line (Ray's process title) names the actor class."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    me = os.getpid()
+
+    def descends(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == me:
+                return True
+        return False
+
+    pids = []
+    for pid in parents:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+        except OSError:
+            continue
+        if b"_ShardWorker" in cmdline and descends(pid):
+            pids.append(pid)
+    return pids
+
+
 def test_killed_worker_is_retried(corpus, tmp_path, reference_run, ray_session):
     out = tmp_path / "job"
     killed = []
@@ -92,12 +124,12 @@ def test_killed_worker_is_retried(corpus, tmp_path, reference_run, ray_session):
             time.sleep(0.05)
             try:
                 done = json.loads((out / "_manifest.json").read_text())["shards"]
-                pids = os.listdir(out / "_workers")
             except (OSError, ValueError):
                 continue
-            if done and pids:
-                os.kill(int(pids[0]), signal.SIGKILL)
-                killed.append(int(pids[0]))
+            pids = shard_worker_pids() if done else []
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
 
     t = threading.Thread(target=killer, daemon=True)
     t.start()

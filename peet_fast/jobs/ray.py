@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 from typing import Callable, Sequence
 
 from peet_fast.jobs.shards import JobSpec, WorkerState, run_shard
@@ -27,10 +26,6 @@ class _ShardWorker:
     def __init__(self, spec: JobSpec, out_dir: str):
         self.state = WorkerState(spec)
         self.out_dir = out_dir
-        pid_dir = os.path.join(out_dir, "_workers")
-        os.makedirs(pid_dir, exist_ok=True)
-        with open(os.path.join(pid_dir, str(os.getpid())), "w") as fh:   # lets tests find and kill a worker
-            fh.write(str(os.getpid()))
 
     def __call__(self, batch: dict) -> dict:
         entries = []
@@ -86,4 +81,3 @@ class RayRunner:
         # recomputed by its restarted actor.)
         for row in results.iter_rows():
             on_done({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
-        shutil.rmtree(os.path.join(out_dir, "_workers"), ignore_errors=True)
