@@ -108,7 +108,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         raise InputError(path, "output directory does not exist")
     fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~current_umask())
         kwargs = {"encoding": encoding, "newline": "\n"} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
@@ -119,7 +119,8 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         raise
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting it and restoring it)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
