@@ -38,9 +38,9 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
 
     from peet_fast.io import read_lines
-    from peet_fast.jobs import JobSpec, run_job
-    from peet_fast.sources import table_source
-    from peet_fast.en.synth import synthesize, write_pairs
+    from peet_fast.jobs import JobSpec, LocalRunner, run_job, table_source
+    from peet_fast.en.synth import synthesize
+    from peet_fast.formats.pairs import write_pairs
 
     series = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -54,7 +54,7 @@ def main(argv=None) -> int:
             print(f"{done_rows:>10} rows  RSS {series[-1]['rss_mb']:8.1f} MB  {series[-1]['s']:8.1f} s", flush=True)
 
         run_job(JobSpec("featurize", table_source(pairs_path), shard_rows=args.shard_rows), str(Path(tmp) / "out"),
-                progress=progress)
+                LocalRunner(), progress)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     first, last = series[0]["rss_mb"], series[-1]["rss_mb"]
     res = {"pairs": args.pairs, "shard_rows": args.shard_rows, "rss_before_job_mb": round(start_rss, 1),

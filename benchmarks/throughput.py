@@ -473,8 +473,7 @@ def read_job_output(out_dir: str):
 
 
 def bench_scaling(m: int, workers: int, seed: int, tmp: str, batch_size: int) -> dict:
-    from peet_fast.jobs import JobSpec, run_job
-    from peet_fast.sources import text_source
+    from peet_fast.jobs import JobSpec, LocalRunner, RayRunner, run_job, text_source
     from peet_fast.en.synth import synthesize
 
     src_name, sentences = scaling_sentences()
@@ -494,14 +493,14 @@ def bench_scaling(m: int, workers: int, seed: int, tmp: str, batch_size: int) ->
     log(f"[scaling] featurize job, 1 worker (in process), {m} pairs, {res['shards']} shards of {shard_rows} ...")
     fresh_peet_pipeline()          # the in-process worker starts cold, as each Ray actor does (its load untimed)
     w = CpuWatch()
-    run_job(spec, os.path.join(d, "w1"), workers=1)
+    run_job(spec, os.path.join(d, "w1"), LocalRunner())
     CPU["scaling.1"] = w.stop()
     t1 = CPU["scaling.1"]["wall_s"]
 
     log(f"[scaling] featurize job, {workers} workers (local Ray) ...")
     import ray
 
-    from peet_fast.distributed import init_ray
+    from peet_fast.jobs.ray import init_ray
 
     try:
         t0 = time.perf_counter()
@@ -513,14 +512,14 @@ def bench_scaling(m: int, workers: int, seed: int, tmp: str, batch_size: int) ->
             # the way init_ray means to (same options), and say so.
             import logging
 
-            res["ray_init_note"] = (f"peet_fast.distributed.init_ray failed ({exc}): another Ray cluster is running "
+            res["ray_init_note"] = (f"peet_fast.jobs.ray.init_ray failed ({exc}): another Ray cluster is running "
                                     f"on this machine; started a local instance with address='local' instead")
             log(f"note: {res['ray_init_note']}")
             ray.init(address="local", num_cpus=workers, ignore_reinit_error=True, log_to_driver=False,
                      include_dashboard=False, logging_level=logging.WARNING)
         ray_s = time.perf_counter() - t0
         w = CpuWatch()
-        run_job(spec, os.path.join(d, f"w{workers}"), workers=workers)
+        run_job(spec, os.path.join(d, f"w{workers}"), RayRunner(workers))
         CPU[f"scaling.{workers}"] = w.stop()      # own_cpu_s is the driver's only; machine_cpu_s includes the actors
         job_s = CPU[f"scaling.{workers}"]["wall_s"]
     finally:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 import time
 
@@ -24,7 +25,9 @@ class Progress:
         self.enabled = sys.stderr.isatty() if enabled is None else enabled
         self.shown = False
 
-    def __call__(self, done: int) -> None:
+    def __call__(self, done: int, total: int | None = None) -> None:
+        if total is not None:
+            self.total = total
         elapsed = time.perf_counter() - self.start
         if self.enabled and (self.shown or elapsed > 2.0):
             rate = done / elapsed if elapsed else 0.0
@@ -144,53 +147,19 @@ def _model_summary(model, args) -> dict:
 
 
 def cmd_score(args) -> int:
-    import os
-
-    from peet_fast.jobs import JobSpec, run_job, score_summary
+    from peet_fast.jobs.tasks import score
     from peet_fast.model import load_model
-    from peet_fast.scoring import rank, score_systems, system_name
-    from peet_fast.sources import text_source
+    from peet_fast.scoring import rank
 
-    names = [system_name(f) for f in args.hyp]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise InputError(args.hyp[names.index(dup[0])], f"two --hyp files share the system name {dup[0]!r} "
-                                                        "(file name without extension)")
-    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise InputError(args.out, "--out must be a directory")
-    if args.out and not os.path.isdir(os.path.dirname(os.path.abspath(args.out))):
-        raise InputError(args.out, "the parent directory of --out does not exist")
     check_output(args.summary)
-    _check_workers(args)
-    if args.contributions and not args.out:
-        raise InputError("--contributions", "needs --out DIR (the per-sentence tables)")
+    runner = _runner(args)
     model = load_model(args.model)
-    from peet_fast.model import check_source_mode
-    check_source_mode(model, "mo-trg", "score (MO -> TRG pairs)")
-    if args.out:
-        if all(os.path.isfile(f) and os.path.getsize(f) == 0 for f in [*args.hyp, *args.ref]):
-            raise InputError(args.ref[0], "no sentences to score (the files are empty)")
-        source = text_source([*args.hyp, *args.ref])
-        spec = JobSpec("score", source, feature_set=model.feature_set, model=model.to_json(),
-                       system_names=tuple(names), n_refs=len(args.ref), spacy_model=args.spacy_model,
-                       batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       extra={"contributions": True} if args.contributions else {})
-        progress = Progress(None, "score")
-        manifest = run_job(spec, args.out, args.workers, args.ray_address, progress)
-        progress.close()
-        if manifest.total == 0:
-            raise InputError(args.ref[0], "no sentences to score (the files are empty)")
-        scores = score_summary(args.out, names, args.hyp, manifest.total)
-    else:
-        if args.workers > 1 or args.ray_address:
-            raise InputError("--workers", "a distributed run needs --out DIR for its shards")
-        texts = read_parallel([*args.hyp, *args.ref])
-        hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
-        progress = Progress(len(refs[0]), "score")
-        if refs and not refs[0]:
-            raise InputError(args.ref[0], "no sentences to score (the files are empty)")
-        scores = score_systems(_annotator(args), model, args.hyp, hyps, refs, on_chunk=lambda ch: progress(ch.stop))
-        progress.close()
+    progress = Progress(None, "score")
+    with _job_options():
+        scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions,
+                       spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
+                       runner=runner, progress=progress)
+    progress.close()
     ranked = rank(scores)
     if args.summary:
         summary = {"model": _model_summary(model, args),
@@ -215,11 +184,27 @@ def _add_job_options(p) -> None:
                    help="rows per shard of a resumable job (default 20000)")
 
 
-def _check_workers(args) -> None:
-    if args.workers < 1:
-        raise InputError("--workers", "must be at least 1")
-    if args.shard_rows < 1:
-        raise InputError("--shard-rows", "must be at least 1")
+_JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",
+              "batch_size": "--batch-size", "out_dir": "--out", "contributions": "--contributions"}
+
+
+@contextlib.contextmanager
+def _job_options():
+    """The library's errors about a job option (named by its parameter) as errors naming the flag."""
+    from peet_fast.jobs import JobOptionError
+
+    try:
+        yield
+    except JobOptionError as exc:
+        raise InputError(_JOB_FLAGS[exc.option], exc.message) from None
+
+
+def _runner(args):
+    """Where the shards of --workers / --ray-address run (validated)."""
+    from peet_fast.jobs import runner_for
+
+    with _job_options():
+        return runner_for(args.workers, args.ray_address)
 
 
 def _add_featurize(sub) -> None:
@@ -246,44 +231,25 @@ def _add_featurize(sub) -> None:
 
 
 def cmd_featurize(args) -> int:
-    import os
+    from peet_fast.jobs import table_source, text_source
+    from peet_fast.jobs.tasks import featurize
 
-    from peet_fast.en.features import feature_table_schema, featurize_table
-    from peet_fast.io import TableWriter, table_format
-    from peet_fast.jobs import JobSpec, run_job
-    from peet_fast.sources import table_source, text_source
-
-    _check_workers(args)
+    runner = _runner(args)
     if bool(args.pairs) == bool(args.mo or args.trg) or (not args.pairs and not (args.mo and args.trg)):
         raise InputError("featurize", "give either --mo FILE --trg FILE, or --pairs FILE")
-    single_file = os.path.splitext(args.out)[1] != ""
-    if single_file:
-        table_format(args.out)
-        check_output(args.out)
-    if single_file and not args.pairs and args.workers == 1 and not args.ray_address:
-        mo, trg = read_parallel([args.mo, args.trg])
-        annotator = _annotator(args)
-        progress = Progress(len(mo), "featurize")
-        chunk = 4096
-        with TableWriter(args.out, feature_table_schema(args.features)) as w:
-            for lo in range(0, len(mo), chunk):
-                hi = min(len(mo), lo + chunk)
-                w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], args.features, start=lo))
-                progress(hi)
-        progress.close()
-        print(f"peet-fast featurize: wrote {len(mo)} rows ({args.features} features) to {args.out}", file=sys.stderr)
-        return 0
-    if single_file:
-        raise InputError(args.out, "a --pairs input or a distributed run writes a sharded dataset: give --out DIR")
     source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
               else text_source([args.mo, args.trg]))
-    spec = JobSpec("featurize", source, feature_set=args.features, spacy_model=args.spacy_model,
-                   batch_size=args.batch_size, shard_rows=args.shard_rows)
     progress = Progress(None, "featurize")
-    manifest = run_job(spec, args.out, args.workers, args.ray_address, progress)
+    with _job_options():
+        done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
+                         shard_rows=args.shard_rows, runner=runner, progress=progress)
     progress.close()
-    print(f"peet-fast featurize: {manifest.total} rows ({args.features} features) in {len(manifest.done)} shards "
-          f"in {args.out}", file=sys.stderr)
+    if done.shards is None:
+        print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
+              file=sys.stderr)
+    else:
+        print(f"peet-fast featurize: {done.rows} rows ({args.features} features) in {done.shards} shards "
+              f"in {args.out}", file=sys.stderr)
     return 0
 
 
@@ -356,15 +322,13 @@ def _add_synth(sub) -> None:
 
 
 def cmd_synth(args) -> int:
-    import os
-
     from peet_fast.io import read_lines
-    from peet_fast.en.synth import parse_rates, synthesize, write_pairs
+    from peet_fast.en.synth import parse_rates, synthesize
+    from peet_fast.formats.pairs import pair_format, write_pairs
 
     if args.pairs < 0:
         raise InputError("--pairs", "must be at least 0")
-    if not os.path.splitext(args.out)[1].lower() in (".tsv", ".jsonl", ".parquet"):
-        raise InputError(args.out, "output must be a .tsv, .jsonl or .parquet file")
+    pair_format(args.out)
     check_output(args.out)
     try:
         rates = parse_rates(args.rates)

@@ -108,7 +108,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         raise InputError(path, "output directory does not exist")
     fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
     try:
-        os.chmod(tmp, 0o666 & ~_umask())
+        os.chmod(tmp, 0o666 & ~current_umask())
         kwargs = {"encoding": encoding, "newline": "\n"} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
@@ -119,123 +119,11 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         raise
 
 
-def _umask() -> int:
+def current_umask() -> int:
+    """The process's file-mode creation mask (read by setting it and restoring it)."""
     mask = os.umask(0)
     os.umask(mask)
     return mask
-
-
-# --- Arrow / Parquet ------------------------------------------------------------------------------------------------
-
-ARROW_SUFFIXES = (".arrow", ".ipc", ".feather")
-PARQUET_SUFFIXES = (".parquet", ".pq")
-
-
-def table_format(path: str | os.PathLike) -> str:
-    """'parquet' or 'arrow' (Arrow IPC file) from the file name's suffix."""
-    p = os.fspath(path).lower()
-    if p.endswith(PARQUET_SUFFIXES):
-        return "parquet"
-    if p.endswith(ARROW_SUFFIXES):
-        return "arrow"
-    raise InputError(os.fspath(path), f"unknown table format: use a {'/'.join(PARQUET_SUFFIXES)} "
-                                      f"(Parquet) or {'/'.join(ARROW_SUFFIXES)} (Arrow IPC) file name")
-
-
-class TableWriter:
-    """Streams record batches to a Parquet or Arrow IPC file, atomically (temporary file, renamed on success)."""
-
-    def __init__(self, path: str | os.PathLike, schema):
-        self.path = os.fspath(path)
-        self.schema = schema
-        self.format = table_format(self.path)
-        self._ctx = None
-        self._writer = None
-
-    def __enter__(self):
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        self._ctx = atomic_write(self.path, "wb")
-        fh = self._ctx.__enter__()
-        if self.format == "parquet":
-            self._writer = pq.ParquetWriter(fh, self.schema, compression="zstd")
-        else:
-            self._writer = pa.ipc.new_file(fh, self.schema)
-        return self
-
-    def write(self, table_or_batch) -> None:
-        if self.format == "parquet":
-            import pyarrow as pa
-
-            if isinstance(table_or_batch, pa.RecordBatch):
-                table_or_batch = pa.Table.from_batches([table_or_batch])
-            self._writer.write_table(table_or_batch)
-        else:
-            self._writer.write(table_or_batch)
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            if exc_type is None:
-                self._writer.close()
-            else:
-                try:
-                    self._writer.close()
-                except Exception:
-                    pass
-        finally:
-            return self._ctx.__exit__(exc_type, exc, tb)
-
-
-def iter_table_batches(path: str | os.PathLike, columns=None, batch_rows: int = 1 << 20):
-    """(schema, iterator of record batches) of a Parquet file or an Arrow IPC file (memory-mapped, zero-copy)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    path = os.fspath(path)
-    if os.path.isdir(path):
-        return _iter_dataset_batches(path, columns, batch_rows)
-    fmt = table_format(path)
-    if not os.path.exists(path):
-        raise InputError(path, "no such file")
-    try:
-        if fmt == "parquet":
-            pf = pq.ParquetFile(path)
-            schema = pf.schema_arrow
-
-            def gen():
-                yield from pf.iter_batches(batch_size=batch_rows, columns=columns)
-        else:
-            reader = pa.ipc.open_file(pa.memory_map(path, "r"))
-            schema = reader.schema
-
-            def gen():
-                for i in range(reader.num_record_batches):
-                    b = reader.get_batch(i)
-                    b = b.select(columns) if columns is not None else b
-                    # zero-copy slices of at most batch_rows rows: the arithmetic stays in cache
-                    for lo in range(0, b.num_rows, batch_rows):
-                        yield b.slice(lo, batch_rows)
-    except (pa.ArrowInvalid, OSError) as exc:
-        raise InputError(path, f"cannot read as {fmt}: {exc}") from None
-    return schema, gen()
-
-
-def _iter_dataset_batches(path: str, columns, batch_rows: int):
-    """A sharded job directory (part-*.parquet listed in its manifest), read shard by shard in row order."""
-    import pyarrow.parquet as pq
-
-    from peet_fast.jobs import shard_paths
-
-    files = shard_paths(path)
-    if not files:
-        raise InputError(path, "the dataset has no rows")
-    schema = pq.ParquetFile(files[0]).schema_arrow
-
-    def gen():
-        for f in files:
-            yield from pq.ParquetFile(f).iter_batches(batch_size=batch_rows, columns=columns)
-    return schema, gen()
 
 
 def write_json(path: str | os.PathLike, obj) -> None:

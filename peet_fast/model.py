@@ -264,14 +264,18 @@ def check_source_mode(model: Model, mode: str, where: str) -> None:
 
 def predict_file(model: Model, features_path: str | os.PathLike, out_path: str | os.PathLike | None = None,
                  batch_rows: int = 1 << 16) -> tuple[int, float]:
-    """Stream a features file (Parquet, or memory-mapped Arrow IPC) through the model, one record batch at a time,
-    NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given. Returns (rows, sum of seconds)."""
+    """Stream a features file (Parquet, memory-mapped Arrow IPC, or a featurize job's directory) through the model,
+    one record batch at a time, NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given.
+    Returns (rows, sum of seconds)."""
     import pyarrow as pa
 
-    from peet_fast.io import InputError, TableWriter, iter_table_batches
+    from peet_fast.formats.pairs import TableWriter, iter_table_batches
+    from peet_fast.io import InputError
+    from peet_fast.jobs.layout import iter_dataset_batches
 
     path = os.fspath(features_path)
-    schema, _ = iter_table_batches(path)
+    read_batches = iter_dataset_batches if os.path.isdir(path) else iter_table_batches
+    schema, _ = read_batches(path)
     meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
     fs = meta.get("peet_fast.feature_set")
     check_source_mode(model, meta.get("peet_fast.source_mode", "mo-trg"), path)
@@ -282,7 +286,7 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
     if missing:
         raise InputError(path, f"features missing for model {model.name!r}: {', '.join(missing)}")
     want = list(model.features) + (["sentence"] if "sentence" in schema.names and out_path else [])
-    _, batches = iter_table_batches(path, columns=want, batch_rows=batch_rows)
+    _, batches = read_batches(path, columns=want, batch_rows=batch_rows)
     out_schema = pa.schema([pa.field("sentence", pa.int64()), pa.field("seconds", pa.float64())])
     n = 0
     total = 0.0

@@ -21,7 +21,7 @@ from typing import Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, current_umask
 
 GENERATOR = "peet-fast report"
 SECTIONS = ("distribution", "contributions", "ranking", "human")
@@ -75,18 +75,12 @@ def write_report(out_dir: str, ranking, model, title: str = "peet-fast report",
         sections = _build(tmp, ranking, model, human_file)
         with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8", newline="\n") as fh:
             fh.write(_page(title, ranking, model, sections, human_file))
-        os.chmod(tmp, 0o777 & ~_umask())
+        os.chmod(tmp, 0o777 & ~current_umask())
         _place(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return [s[1] for s in sections]
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _place(tmp: str, out_dir: str) -> None:

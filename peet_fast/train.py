@@ -3,7 +3,7 @@
 The protocol, in order:
 
 1. read the pairs (`mo`, `trg`, `time` in seconds, and `src` for the src-mo-trg mode) from TSV, JSONL or Parquet
-   (peet_fast.sources); times must be finite, non-negative numbers;
+   (peet_fast.jobs.sources); times must be finite, non-negative numbers;
 2. drop the rows with time > max_time (250 s);
 3. merge the rows with the same (mo, trg) - in the src-mo-trg mode the same (src, mo, trg) - into one row whose
    time is the mean of theirs (kept at the place of its first occurrence);
@@ -86,10 +86,11 @@ def read_annotated(path: str, source_mode: str = "mo-trg", *, need_time: bool = 
     """Read and validate time-annotated pairs from a .tsv (header line), .jsonl or .parquet file. Refuses, naming
     the file and line (or row): a missing mo/trg column, a missing time column (need_time) or src column
     (src-mo-trg), and times that are missing, not numbers, not finite or negative."""
-    from peet_fast.sources import plan, read_shard, table_kind, table_source
+    from peet_fast.formats.pairs import pair_format
+    from peet_fast.jobs.sources import plan, read_shard, table_source
 
     path = os.fspath(path)
-    kind = table_kind(path)
+    kind = pair_format(path)
     source = table_source(path, mo, trg, id=None, extra=(time, src) if source_mode == "src-mo-trg" else (time,))
     shards, _ = plan(source, 1 << 40)
     mos: list = []

@@ -71,11 +71,10 @@ def test_ray_job_submit_matches_single_process(tmp_path):
         # join that cluster with a CPU count, which Ray refuses)
         import ray
 
-        from peet_fast.jobs import JobSpec, run_job
-        from peet_fast.sources import text_source
+        from peet_fast.jobs import JobSpec, run_job, runner_for, text_source
         try:
             run_job(JobSpec("featurize", text_source([hyp, ref]), spacy_model=SPACY_MODEL, shard_rows=40),
-                    str(tmp_path / "local-job"), workers=2)
+                    str(tmp_path / "local-job"), runner_for(2))
         finally:
             ray.shutdown()
         assert len(list((tmp_path / "local-job").glob("part-*.parquet"))) == 2

@@ -12,11 +12,10 @@ import pyarrow.parquet as pq
 import pytest
 
 from conftest import FIXTURES, SPACY_MODEL
-from peet_fast import jobs
 from peet_fast.io import InputError
-from peet_fast.jobs import JobSpec, run_job, score_summary, shard_paths
+from peet_fast.jobs import JobSpec, LocalRunner, local, run_job, runner_for, shard_paths, table_source, text_source
+from peet_fast.jobs.tasks import score_summary
 from peet_fast.model import load_model
-from peet_fast.sources import table_source, text_source
 
 
 class Interrupted(Exception):
@@ -63,24 +62,56 @@ def result(out_dir):
 @pytest.fixture(scope="module")
 def reference_run(corpus, tmp_path_factory):
     out = tmp_path_factory.mktemp("ref") / "job"
-    run_job(score_spec(corpus, 1000), str(out))
+    run_job(score_spec(corpus, 1000), str(out), LocalRunner())
     return result(out)
 
 
 @pytest.mark.parametrize("shard_rows", [7, 40])
 def test_same_numbers_for_any_shard_size(corpus, tmp_path, reference_run, shard_rows):
-    run_job(score_spec(corpus, shard_rows), str(tmp_path / "job"))
+    run_job(score_spec(corpus, shard_rows), str(tmp_path / "job"), LocalRunner())
     table, summary = result(tmp_path / "job")
     assert table.equals(reference_run[0])
     assert summary == reference_run[1]          # exactly: means are correctly rounded sums
 
 
 def test_same_numbers_on_two_ray_workers(corpus, tmp_path, reference_run, ray_session):
-    run_job(score_spec(corpus, 13), str(tmp_path / "job"), workers=2)
+    run_job(score_spec(corpus, 13), str(tmp_path / "job"), runner_for(2))
     table, summary = result(tmp_path / "job")
     assert table.equals(reference_run[0])
     assert summary == reference_run[1]
     assert not (tmp_path / "job" / "_workers").exists()
+
+
+def shard_worker_pids() -> list[int]:
+    """The pids of this test process's Ray actors that run shards: descendants of this process (the local Ray
+    instance's raylet starts them) whose command line (Ray's process title) names the actor class."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat", "rb") as fh:
+                    parents[int(entry)] = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+    me = os.getpid()
+
+    def descends(pid: int) -> bool:
+        while pid > 1:
+            pid = parents.get(pid, 0)
+            if pid == me:
+                return True
+        return False
+
+    pids = []
+    for pid in parents:
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as fh:
+                cmdline = fh.read()
+        except OSError:
+            continue
+        if b"_ShardWorker" in cmdline and descends(pid):
+            pids.append(pid)
+    return pids
 
 
 def test_killed_worker_is_retried(corpus, tmp_path, reference_run, ray_session):
@@ -93,16 +124,16 @@ def test_killed_worker_is_retried(corpus, tmp_path, reference_run, ray_session):
             time.sleep(0.05)
             try:
                 done = json.loads((out / "_manifest.json").read_text())["shards"]
-                pids = os.listdir(out / "_workers")
             except (OSError, ValueError):
                 continue
-            if done and pids:
-                os.kill(int(pids[0]), signal.SIGKILL)
-                killed.append(int(pids[0]))
+            pids = shard_worker_pids() if done else []
+            if pids:
+                os.kill(pids[0], signal.SIGKILL)
+                killed.append(pids[0])
 
     t = threading.Thread(target=killer, daemon=True)
     t.start()
-    run_job(score_spec(corpus, 5), str(out), workers=2)
+    run_job(score_spec(corpus, 5), str(out), runner_for(2))
     t.join(timeout=1)
     assert killed, "no worker was killed: the test did not exercise a retry"
     table, summary = result(out)
@@ -112,7 +143,7 @@ def test_killed_worker_is_retried(corpus, tmp_path, reference_run, ray_session):
 
 def test_interrupted_job_resumes_from_its_manifest(corpus, tmp_path, reference_run, monkeypatch):
     out = tmp_path / "job"
-    real = jobs.run_shard
+    real = local.run_shard
     calls = []
 
     interrupt = [True]
@@ -124,15 +155,15 @@ def test_interrupted_job_resumes_from_its_manifest(corpus, tmp_path, reference_r
             raise Interrupted("stopped mid-run")
         return real(state, shard, out_dir)
 
-    monkeypatch.setattr(jobs, "run_shard", flaky)
+    monkeypatch.setattr(local, "run_shard", flaky)
     with pytest.raises(Interrupted):
-        run_job(score_spec(corpus, 20), str(out))
+        run_job(score_spec(corpus, 20), str(out), LocalRunner())
     manifest = json.loads((out / "_manifest.json").read_text())
     assert [s["index"] for s in manifest["shards"]] == [0, 1, 2] and not manifest["complete"]
     with pytest.raises(InputError, match="not complete"):
         shard_paths(str(out))
     calls.clear()
-    run_job(score_spec(corpus, 20), str(out))
+    run_job(score_spec(corpus, 20), str(out), LocalRunner())
     assert calls == [3, 4, 5, 6, 7]              # only the missing shards were computed
     table, summary = result(out)
     assert table.equals(reference_run[0])
@@ -148,13 +179,13 @@ def test_bad_row_stops_the_job_and_completed_shards_survive_the_fix(tmp_path, mo
     spec = JobSpec("featurize", table_source(p), spacy_model=SPACY_MODEL, shard_rows=4)
     out = tmp_path / "feats"
     with pytest.raises(InputError, match=r"pairs.jsonl:10: malformed JSON row \(shard 2\)"):
-        run_job(spec, str(out))
+        run_job(spec, str(out), LocalRunner())
     assert [s["index"] for s in json.loads((out / "_manifest.json").read_text())["shards"]] == [0, 1]
     p.write_text(good)
     calls = []
-    real = jobs.run_shard
-    monkeypatch.setattr(jobs, "run_shard", lambda st, sh, od: calls.append(sh.index) or real(st, sh, od))
-    run_job(JobSpec("featurize", table_source(p), spacy_model=SPACY_MODEL, shard_rows=4), str(out))
+    real = local.run_shard
+    monkeypatch.setattr(local, "run_shard", lambda st, sh, od: calls.append(sh.index) or real(st, sh, od))
+    run_job(JobSpec("featurize", table_source(p), spacy_model=SPACY_MODEL, shard_rows=4), str(out), LocalRunner())
     assert calls == [2]
     t = pq.read_table(out)
     assert t.column("id").to_pylist() == [str(k) for k in range(12)]
@@ -163,10 +194,10 @@ def test_bad_row_stops_the_job_and_completed_shards_survive_the_fix(tmp_path, mo
 
 def test_another_jobs_directory_is_refused(corpus, tmp_path):
     out = tmp_path / "job"
-    run_job(score_spec(corpus, 50), str(out))
+    run_job(score_spec(corpus, 50), str(out), LocalRunner())
     other = JobSpec("featurize", text_source([corpus["sysA"], corpus["ref1"]]), spacy_model=SPACY_MODEL)
     with pytest.raises(InputError, match="different job"):
-        run_job(other, str(out))
+        run_job(other, str(out), LocalRunner())
 
 
 def test_cli_score_job_matches_in_process_score(corpus, tmp_path, capsys, ray_session):

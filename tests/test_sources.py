@@ -10,9 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from peet_fast import sources
+from peet_fast.jobs import sources
 from peet_fast.io import InputError, read_lines
-from peet_fast.sources import plan, read_shard, table_source, text_source
+from peet_fast.jobs.sources import plan, read_shard, table_source, text_source
 
 
 def all_rows(source, shard_rows):

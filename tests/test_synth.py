@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 from conftest import FIXTURES, read_lines
 from peet_fast.en import synth
 from peet_fast.en.synth import words
-from peet_fast.en.synth import DEFAULT_RATES, ERROR_KINDS, parse_rates, synthesize, write_pairs
+from peet_fast.en.synth import DEFAULT_RATES, ERROR_KINDS, parse_rates, synthesize
+from peet_fast.formats.pairs import write_pairs
 
 
 @pytest.fixture(scope="module")

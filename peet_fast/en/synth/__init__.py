@@ -35,16 +35,14 @@ spaces); MO is never empty. Blank input sentences are skipped.
 """
 from __future__ import annotations
 
-import json
 import math
-import os
 import random
-from typing import Iterable, Mapping, Sequence
+from typing import Mapping, Sequence
 
 from peet_fast.en.synth.errors import DEFAULT_RATES, ERROR_KINDS, _OPS
 from peet_fast.en.synth.words import _Tok
 
-__all__ = ["ERROR_KINDS", "DEFAULT_RATES", "synthesize", "corrupt", "parse_rates", "write_pairs"]
+__all__ = ["ERROR_KINDS", "DEFAULT_RATES", "synthesize", "corrupt", "parse_rates"]
 
 
 # ------------------------------------------------------------------------------------------------------------------
@@ -161,65 +159,3 @@ def synthesize(sentences: Sequence[str], n_pairs: int, seed: int,
         rng = random.Random(master.getrandbits(64))
         pairs.append((_corrupt(words, rng, full), " ".join(words)))
     return pairs
-
-
-# ------------------------------------------------------------------------------------------------------------------
-# Output
-# ------------------------------------------------------------------------------------------------------------------
-
-_FORMATS = {".tsv": "tsv", ".jsonl": "jsonl", ".parquet": "parquet"}
-
-
-def _pair_format(path: str) -> str:
-    _, ext = os.path.splitext(path)
-    fmt = _FORMATS.get(ext.lower())
-    if fmt is None:
-        raise ValueError(f"{path}: unknown output format {ext or '(no suffix)'!r}: use .tsv, .jsonl or .parquet")
-    return fmt
-
-
-def _check_pairs(pairs: Iterable) -> list[tuple[str, str]]:
-    out = []
-    for n, pair in enumerate(pairs):
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2 or not all(isinstance(s, str) for s in pair):
-            raise ValueError(f"pair {n} is not a (mo, trg) pair of strings: {pair!r}")
-        out.append((pair[0], pair[1]))
-    return out
-
-
-def write_pairs(path: str | os.PathLike, pairs: Iterable[tuple[str, str]], ids: bool = True) -> None:
-    """Write pairs to ``.tsv`` (header ``id<TAB>mo<TAB>trg``), ``.jsonl`` (``{"id", "mo", "trg"}`` a line) or
-    ``.parquet`` (columns ``id`` int64, ``mo``, ``trg`` string), chosen by the suffix; ids are 0-based line numbers
-    and omitted with ``ids=False``. Written to a temporary file beside ``path`` and renamed over it on success.
-
-    TSV fields are written raw, unquoted (read them back with ``quoting=csv.QUOTE_NONE``), so a field containing a
-    tab or a line break is refused with ValueError; so is an unknown suffix."""
-    from peet_fast.io import atomic_write
-
-    path = os.fspath(path)
-    fmt = _pair_format(path)
-    rows = _check_pairs(pairs)
-    if fmt == "tsv":
-        for n, (mo, trg) in enumerate(rows):
-            for name, s in (("mo", mo), ("trg", trg)):
-                if any(c in s for c in "\t\n\r"):
-                    raise ValueError(f"{path}: pair {n}: {name} contains a tab or line break; cannot write TSV")
-        with atomic_write(path, "w") as fh:
-            fh.write("id\tmo\ttrg\n" if ids else "mo\ttrg\n")
-            for n, (mo, trg) in enumerate(rows):
-                fh.write(f"{n}\t{mo}\t{trg}\n" if ids else f"{mo}\t{trg}\n")
-    elif fmt == "jsonl":
-        with atomic_write(path, "w") as fh:
-            for n, (mo, trg) in enumerate(rows):
-                rec = {"id": n, "mo": mo, "trg": trg} if ids else {"mo": mo, "trg": trg}
-                fh.write(json.dumps(rec, ensure_ascii=False) + "\n")
-    else:
-        import pyarrow as pa
-        import pyarrow.parquet as pq
-
-        cols = {"mo": pa.array([r[0] for r in rows], pa.string()), "trg": pa.array([r[1] for r in rows], pa.string())}
-        if ids:
-            cols = {"id": pa.array(range(len(rows)), pa.int64()), **cols}
-        table = pa.table(cols)
-        with atomic_write(path, "wb") as fh:
-            pq.write_table(table, fh, compression="zstd")

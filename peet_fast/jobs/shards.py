@@ -1,24 +1,43 @@
 """Sharded, resumable jobs (featurize, score): the unit of work is a shard of rows, written atomically as one Parquet
-file and recorded in DIR/manifest.json. A rerun of an interrupted job with the same inputs and settings reuses every
-completed shard and produces identical output. Nothing here knows whether it runs in this process or in a Ray actor
-(peet_fast.distributed runs the same run_shard() in an actor pool)."""
+file and recorded in DIR/_manifest.json. A rerun of an interrupted job with the same inputs and settings reuses every
+completed shard and produces identical output. Nothing here knows where shards run: run_job receives a Runner from its
+caller (jobs.local.LocalRunner in this process, jobs.ray.RayRunner on an actor pool), and both run the same
+run_shard()."""
 from __future__ import annotations
 
 import hashlib
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Callable, Sequence
-
-import numpy as np
+from typing import Callable, Protocol, Sequence
 
 from peet_fast import __version__
+from peet_fast.en.annotator import Annotator
+from peet_fast.en.features import featurize_table
 from peet_fast.io import InputError, atomic_write
-from peet_fast.sources import Shard, Source, plan, read_shard
+from peet_fast.jobs.layout import FORMAT, MANIFEST, file_sha256, shard_file
+from peet_fast.jobs.sources import Shard, Source, plan, read_shard
+from peet_fast.model import from_json
+from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
 
-MANIFEST = "_manifest.json"   # "_" prefix: pyarrow.parquet.read_table(DIR) skips it
-FORMAT = "peet-fast-job"
 DEFAULT_SHARD_ROWS = 20_000
+
+
+class JobOptionError(InputError):
+    """An invalid job option; `option` names the parameter (workers, ray_address, shard_rows, ...), so that a
+    command line can name its own flag instead."""
+
+    def __init__(self, option: str, message: str):
+        self.option = option
+        self.message = message
+        super().__init__(option, message)
+
+
+def check_at_least_one(**options: int) -> None:
+    """Refuse any of the given counts (shard_rows=..., batch_size=...) that is below 1."""
+    for name, value in options.items():
+        if value < 1:
+            raise JobOptionError(name, "must be at least 1")
 
 
 @dataclass
@@ -49,24 +68,9 @@ class WorkerState:
     """What a worker loads once and keeps: the annotator (spaCy pipeline) and the model."""
 
     def __init__(self, spec: JobSpec):
-        from peet_fast.en.annotator import Annotator
-        from peet_fast.model import from_json
-
         self.spec = spec
         self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
-
-
-def shard_file(index: int) -> str:
-    return f"part-{index:05d}.parquet"
-
-
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
@@ -76,8 +80,6 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     spec = state.spec
     rows = read_shard(spec.source, shard)
     if spec.kind == "featurize":
-        from peet_fast.en.features import featurize_table
-
         if spec.source.kind == "text":
             mo, trg = rows["columns"]
         else:
@@ -90,8 +92,6 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     elif spec.kind == "score":
         import pyarrow as pa
 
-        from peet_fast.scoring import score_chunks, sentence_table
-
         cols = rows["columns"]
         n_h = len(cols) - spec.n_refs
         contrib = bool(spec.extra.get("contributions", False))
@@ -99,7 +99,6 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
                   for ch in score_chunks(state.annotator, state.model, cols[:n_h], cols[n_h:], offset=shard.start)]
         table = pa.concat_tables(tables) if tables else None
         if table is None:
-            from peet_fast.scoring import sentence_schema
             table = sentence_schema(state.model, contrib).empty_table()
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
@@ -107,7 +106,7 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     with atomic_write(path, "wb") as fh:
         pq.write_table(table, fh, compression="zstd")
     return {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
-            "rows": table.num_rows, "sha256": _sha256(path), "input": shard.digest}
+            "rows": table.num_rows, "sha256": file_sha256(path), "input": shard.digest}
 
 
 class Manifest:
@@ -145,7 +144,7 @@ class Manifest:
                                                                 entry.get("input")):
                 continue                      # rows or their input changed: compute the shard again
             p = os.path.join(self.out_dir, entry["file"])
-            if os.path.exists(p) and _sha256(p) == entry["sha256"]:
+            if os.path.exists(p) and file_sha256(p) == entry["sha256"]:
                 self.done[entry["index"]] = entry
 
     def add(self, entry: dict) -> None:
@@ -162,12 +161,20 @@ class Manifest:
             fh.write("\n")
 
 
-def run_job(spec: JobSpec, out_dir: str, workers: int = 1, ray_address: str | None = None,
-            progress: Callable[[int], None] | None = None) -> Manifest:
-    """Plan the shards, skip those an earlier run completed, compute the rest (here, or on Ray when workers > 1 or an
-    address is given), and return the manifest."""
-    if workers < 1:
-        raise InputError("--workers", "must be at least 1")
+class Runner(Protocol):
+    """Where a job's shards run: this process (jobs.local.LocalRunner) or a Ray actor pool (jobs.ray.RayRunner)."""
+
+    distributed: bool     # True: shards run in other processes (their output must go to a directory)
+
+    def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
+        """Compute these shards of the job (run_shard) into out_dir, calling on_done with each one's manifest entry
+        as it finishes (in any order)."""
+
+
+def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int], None] | None = None) -> Manifest:
+    """Plan the shards, skip those an earlier run completed, compute the rest with runner, and return the
+    manifest. progress, if given, sees the number of rows done after each shard."""
+    check_at_least_one(shard_rows=spec.shard_rows)
     shards, total = plan(spec.source, spec.shard_rows)
     os.makedirs(out_dir, exist_ok=True)
     manifest = Manifest(out_dir, spec, shards, total)
@@ -184,41 +191,5 @@ def run_job(spec: JobSpec, out_dir: str, workers: int = 1, ray_address: str | No
             progress(done_rows)
 
     if todo:
-        if workers == 1 and ray_address is None:
-            state = WorkerState(spec)
-            for shard in todo:
-                finished(run_shard(state, shard, out_dir))
-        else:
-            from peet_fast.distributed import run_shards
-
-            run_shards(spec, todo, out_dir, workers, ray_address, finished)
+        runner.run(spec, todo, out_dir, finished)
     return manifest
-
-
-def shard_paths(out_dir: str) -> list[str]:
-    """The shard files of a completed job directory, in row order."""
-    path = os.path.join(out_dir, MANIFEST)
-    try:
-        with open(path, encoding="utf-8") as fh:
-            m = json.load(fh)
-    except (OSError, ValueError) as exc:
-        raise InputError(path, f"cannot read the job manifest: {exc}") from None
-    if not m.get("complete"):
-        raise InputError(out_dir, "the job is not complete (rerun it to finish the missing shards)")
-    return [os.path.join(out_dir, e["file"]) for e in sorted(m["shards"], key=lambda e: e["index"])]
-
-
-def score_summary(out_dir: str, system_names: Sequence[str], hyp_files: Sequence[str], total: int):
-    """System scores from a completed score job's per-sentence shards (correctly rounded means)."""
-    import pyarrow.parquet as pq
-
-    from peet_fast.scoring import SystemScore, system_mean
-
-    parts: dict[str, list] = {name: [] for name in system_names}
-    for p in shard_paths(out_dir):
-        t = pq.read_table(p, columns=["system", "seconds"])
-        systems = np.asarray(t.column("system").to_pylist(), dtype=object)
-        secs = t.column("seconds").to_numpy()
-        for name in system_names:
-            parts[name].append(secs[systems == name])
-    return [SystemScore(name, f, system_mean(parts[name]), total) for name, f in zip(system_names, hyp_files)]

@@ -1,9 +1,9 @@
-"""The only module that imports Ray: runs a job's shards on a Ray Data actor pool.
+"""The only module that imports Ray: RayRunner runs a job's shards on a Ray Data actor pool.
 
 The shards still to do become a Ray Dataset (one row per shard: its rows and byte offsets, never the text itself);
 `map_batches` sends them to a pool of actors, each of which loads the spaCy pipeline and the model once
-(jobs.WorkerState) and computes shards with jobs.run_shard, writing each shard's Parquet file atomically into the
-output directory (a shared filesystem on a multi-node cluster). The driver records each finished shard in the
+(jobs.shards.WorkerState) and computes shards with jobs.shards.run_shard, writing each shard's Parquet file atomically
+into the output directory (a shared filesystem on a multi-node cluster). The driver records each finished shard in the
 manifest as results stream back, so an interrupted run resumes where it stopped. Actors that die (a killed worker, a
 lost node) are restarted and their shard retried; shard output is deterministic, so a retried shard is identical.
 
@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import logging
 import os
-import shutil
 from typing import Callable, Sequence
 
-from peet_fast.jobs import JobSpec, WorkerState, run_shard
-from peet_fast.sources import Shard
+from peet_fast.jobs.shards import JobSpec, WorkerState, run_shard
+from peet_fast.jobs.sources import Shard
 
 
 class _ShardWorker:
@@ -27,10 +26,6 @@ class _ShardWorker:
     def __init__(self, spec: JobSpec, out_dir: str):
         self.state = WorkerState(spec)
         self.out_dir = out_dir
-        pid_dir = os.path.join(out_dir, "_workers")
-        os.makedirs(pid_dir, exist_ok=True)
-        with open(os.path.join(pid_dir, str(os.getpid())), "w") as fh:   # lets tests find and kill a worker
-            fh.write(str(os.getpid()))
 
     def __call__(self, batch: dict) -> dict:
         entries = []
@@ -56,24 +51,33 @@ def init_ray(workers: int, address: str | None) -> None:
         ray.init(address="local", num_cpus=workers, **kwargs)
 
 
-def run_shards(spec: JobSpec, shards: Sequence[Shard], out_dir: str, workers: int, address: str | None,
-               on_done: Callable[[dict], None]) -> None:
-    import ray
-    from ray.data import ActorPoolStrategy, DataContext
+class RayRunner:
+    """Runs shards on `workers` Ray actors: a new local Ray instance of that many CPUs, or the cluster at address
+    ('auto', ray://HOST:PORT)."""
 
-    init_ray(workers, address)
-    ctx = DataContext.get_current()
-    ctx.execution_options.preserve_order = False
-    ctx.enable_progress_bars = False
-    ctx.max_errored_blocks = 0
-    items = [{"index": s.index, "start": s.start, "stop": s.stop, "offsets": [list(o) for o in s.offsets],
-              "digest": s.digest} for s in shards]
-    ds = ray.data.from_items(items, override_num_blocks=len(items))
-    results = ds.map_batches(
-        _ShardWorker, fn_constructor_kwargs={"spec": spec, "out_dir": os.path.abspath(out_dir)},
-        batch_size=1, compute=ActorPoolStrategy(size=min(workers, len(items))), num_cpus=1, batch_format="numpy")
-    # (Ray Data restarts dead actors and retries their tasks without limit by default: a killed worker's shard is
-    # recomputed by its restarted actor.)
-    for row in results.iter_rows():
-        on_done({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})
-    shutil.rmtree(os.path.join(out_dir, "_workers"), ignore_errors=True)
+    distributed = True
+
+    def __init__(self, workers: int, address: str | None = None):
+        self.workers = workers
+        self.address = address
+
+    def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
+        import ray
+        from ray.data import ActorPoolStrategy, DataContext
+
+        init_ray(self.workers, self.address)
+        ctx = DataContext.get_current()
+        ctx.execution_options.preserve_order = False
+        ctx.enable_progress_bars = False
+        ctx.max_errored_blocks = 0
+        items = [{"index": s.index, "start": s.start, "stop": s.stop, "offsets": [list(o) for o in s.offsets],
+                  "digest": s.digest} for s in shards]
+        ds = ray.data.from_items(items, override_num_blocks=len(items))
+        results = ds.map_batches(
+            _ShardWorker, fn_constructor_kwargs={"spec": spec, "out_dir": os.path.abspath(out_dir)},
+            batch_size=1, compute=ActorPoolStrategy(size=min(self.workers, len(items))), num_cpus=1,
+            batch_format="numpy")
+        # (Ray Data restarts dead actors and retries their tasks without limit by default: a killed worker's shard is
+        # recomputed by its restarted actor.)
+        for row in results.iter_rows():
+            on_done({k: (v.item() if hasattr(v, "item") else v) for k, v in row.items()})

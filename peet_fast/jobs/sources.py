@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Sequence
 
+from peet_fast.formats.pairs import pair_format
 from peet_fast.io import InputError, open_input
 
 _EOL = re.compile(rb"\r\n|\r|\n")
@@ -48,15 +49,6 @@ class Source:
             h.update(f"{os.path.abspath(p)}\0{st.st_size}\0{st.st_mtime_ns}\0".encode())
         h.update(json.dumps([self.kind, self.columns], sort_keys=True).encode())
         return h.hexdigest()
-
-
-def table_kind(path: str) -> str:
-    p = path.lower()
-    for suffix, kind in ((".jsonl", "jsonl"), (".ndjson", "jsonl"), (".tsv", "tsv"), (".parquet", "parquet"),
-                         (".pq", "parquet")):
-        if p.endswith(suffix):
-            return kind
-    raise InputError(path, "unknown pairs format: use .jsonl, .tsv or .parquet")
 
 
 def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, int]:
@@ -127,7 +119,7 @@ def plan(source: Source, shard_rows: int) -> tuple[list[Shard], int]:
             shards.append(Shard(k, k * shard_rows, min(total, (k + 1) * shard_rows), tuple(offs)))
         return _with_digests(source.paths, shards), total
     path = source.paths[0]
-    kind = table_kind(path)
+    kind = pair_format(path)
     if kind == "parquet":
         import pyarrow.parquet as pq
 
@@ -210,7 +202,7 @@ def read_shard(source: Source, shard: Shard) -> dict:
         cols = [_decode_lines(p, shard, lo, hi, shard.start + 1) for p, (lo, hi) in zip(source.paths, shard.offsets)]
         return {"id": list(range(shard.start, shard.stop)), "columns": cols}
     path = source.paths[0]
-    kind = table_kind(path)
+    kind = pair_format(path)
     c_mo, c_trg, c_id = source.columns["mo"], source.columns["trg"], source.columns.get("id")
     if kind == "parquet":
         return _read_parquet_shard(path, shard, c_mo, c_trg, c_id, source.extra)
@@ -311,5 +303,5 @@ def text_source(paths: Sequence[str]) -> Source:
 
 def table_source(path: str, mo: str = "mo", trg: str = "trg", id: str | None = "id",
                  extra: Sequence[str] = ()) -> Source:
-    table_kind(os.fspath(path))
+    pair_format(path)
     return Source("table", (os.fspath(path),), {"mo": mo, "trg": trg, "id": id}, tuple(extra))

@@ -1,0 +1,36 @@
+"""Sharded, resumable jobs and where their shards run.
+
+    sources.py  plan shards over text files or a table of pairs without loading it; read one shard anywhere
+    layout.py   a job directory on disk (part-*.parquet + _manifest.json), read back as one dataset
+    shards.py   JobSpec, WorkerState, run_shard, the manifest, run_job(spec, out_dir, runner)
+    local.py    LocalRunner: shards in this process
+    ray.py      RayRunner: shards on a Ray actor pool (the only module that imports Ray)
+    tasks.py    the library's long jobs, featurize() and score(): in process or sharded
+
+The runner is chosen once, by runner_for(workers, ray_address), which validates both."""
+from __future__ import annotations
+
+import re
+
+from peet_fast.jobs.layout import shard_paths
+from peet_fast.jobs.local import LocalRunner
+from peet_fast.jobs.ray import RayRunner
+from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, run_job
+from peet_fast.jobs.sources import table_source, text_source
+
+__all__ = ["DEFAULT_SHARD_ROWS", "JobOptionError", "JobSpec", "LocalRunner", "RayRunner", "Runner", "run_job",
+           "runner_for", "shard_paths", "table_source", "text_source"]
+
+_RAY_ADDRESS = re.compile(r"auto|local|ray://[^\s/]+|[^\s/]+:\d+")
+
+
+def runner_for(workers: int = 1, ray_address: str | None = None) -> Runner:
+    """This process for one worker and no cluster; otherwise `workers` Ray actors, on a new local Ray instance or on
+    the cluster at ray_address ('auto' inside one, ray://HOST:PORT, or HOST:PORT)."""
+    if workers < 1:
+        raise JobOptionError("workers", "must be at least 1")
+    if ray_address is not None and not _RAY_ADDRESS.fullmatch(ray_address):
+        raise JobOptionError("ray_address", f"must be 'auto', ray://HOST:PORT or HOST:PORT, not {ray_address!r}")
+    if workers == 1 and ray_address is None:
+        return LocalRunner()
+    return RayRunner(workers, ray_address)

@@ -1,0 +1,131 @@
+"""The library's long jobs, one function each: featurize() and score(). Each picks its execution itself: in this
+process straight to a file or to the terminal, or as a resumable sharded job (run_job) into a directory, on the
+runner its caller chose (jobs.runner_for)."""
+from __future__ import annotations
+
+import functools
+import os
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+import numpy as np
+
+from peet_fast.en.annotator import Annotator
+from peet_fast.en.features import feature_table_schema, featurize_table
+from peet_fast.formats.pairs import TableWriter, table_format
+from peet_fast.io import InputError, check_output, read_parallel
+from peet_fast.jobs.layout import shard_paths
+from peet_fast.jobs.local import LocalRunner
+from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
+from peet_fast.jobs.sources import Source, text_source
+from peet_fast.model import Model, check_source_mode
+from peet_fast.scoring import SystemScore, score_systems, system_mean, system_name
+
+# progress(rows done, total rows or None where not known in advance)
+ProgressFn = Callable[[int, "int | None"], None]
+_FEATURIZE_CHUNK = 4096
+
+
+@dataclass
+class Featurized:
+    rows: int
+    shards: int | None        # None: written in this process to one file
+
+
+def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
+              batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
+              progress: ProgressFn | None = None) -> Featurized:
+    """Features of each (MO, TRG) pair of source. `out` with a suffix is one .parquet/.arrow file, written in this
+    process from a text source; otherwise `out` is a directory, a resumable sharded job (part-*.parquet +
+    _manifest.json) run on runner (default: this process)."""
+    check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
+    runner = runner or LocalRunner()
+    if os.path.splitext(out)[1] != "":
+        table_format(out)
+        check_output(out)
+        if source.kind != "text" or runner.distributed:
+            raise InputError(out, "a table of pairs or a distributed run writes a sharded dataset: give a directory")
+        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size)
+        return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
+    spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
+                   shard_rows=shard_rows)
+    manifest = run_job(spec, out, runner, None if progress is None else lambda done: progress(done, None))
+    return Featurized(manifest.total, len(manifest.done))
+
+
+def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: Callable[[], Annotator],
+                    progress: ProgressFn | None) -> int:
+    mo, trg = read_parallel(source.paths)
+    annotator = load_annotator()
+    with TableWriter(out, feature_table_schema(feature_set)) as w:
+        for lo in range(0, len(mo), _FEATURIZE_CHUNK):
+            hi = min(len(mo), lo + _FEATURIZE_CHUNK)
+            w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], feature_set, start=lo))
+            if progress is not None:
+                progress(hi, len(mo))
+    return len(mo)
+
+
+def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
+          contributions: bool = False, spacy_model: str | None = None, batch_size: int = 256,
+          shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
+          progress: ProgressFn | None = None) -> list[SystemScore]:
+    """PEET of each system (hypothesis file) against the references, in input order. Without out_dir, computed in
+    this process; with it, a resumable sharded job whose per-sentence rows (system, sentence, reference, features,
+    seconds, and with contributions each feature's share) are DIR/part-*.parquet, run on runner (default: this
+    process)."""
+    names = [system_name(f) for f in hyp_files]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError(hyp_files[names.index(dup[0])], f"two hypothesis files share the system name {dup[0]!r} "
+                                                         "(file name without extension)")
+    if out_dir is not None:
+        check_job_dir(out_dir)
+    check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
+    runner = runner or LocalRunner()
+    if out_dir is None and runner.distributed:
+        raise JobOptionError("out_dir", "a distributed run needs an output directory for its shards")
+    if contributions and out_dir is None:
+        raise JobOptionError("contributions", "needs an output directory (the per-sentence tables)")
+    check_source_mode(model, "mo-trg", "score (MO -> TRG pairs)")
+    if out_dir is None:
+        texts = read_parallel([*hyp_files, *ref_files])
+        hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
+        if refs and not refs[0]:
+            raise InputError(ref_files[0], "no sentences to score (the files are empty)")
+        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size)
+        on_chunk = None if progress is None else lambda ch: progress(ch.stop, len(refs[0]))
+        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk)
+    if all(os.path.isfile(f) and os.path.getsize(f) == 0 for f in [*hyp_files, *ref_files]):
+        raise InputError(ref_files[0], "no sentences to score (the files are empty)")
+    spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
+                   model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
+                   batch_size=batch_size, shard_rows=shard_rows,
+                   extra={"contributions": True} if contributions else {})
+    manifest = run_job(spec, out_dir, runner, None if progress is None else lambda done: progress(done, None))
+    if manifest.total == 0:
+        raise InputError(ref_files[0], "no sentences to score (the files are empty)")
+    return score_summary(out_dir, names, hyp_files, manifest.total)
+
+
+def check_job_dir(out_dir: str) -> None:
+    """Refuse, before any work, a job directory that is a file or whose parent does not exist."""
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise InputError(out_dir, "is not a directory")
+    if not os.path.isdir(os.path.dirname(os.path.abspath(out_dir))):
+        raise InputError(out_dir, "its parent directory does not exist")
+
+
+def score_summary(out_dir: str, system_names: Sequence[str], hyp_files: Sequence[str],
+                  total: int) -> list[SystemScore]:
+    """System scores from a completed score job's per-sentence shards (correctly rounded means)."""
+    import pyarrow.parquet as pq
+
+    parts: dict[str, list] = {name: [] for name in system_names}
+    for p in shard_paths(out_dir):
+        t = pq.read_table(p, columns=["system", "seconds"])
+        systems = np.asarray(t.column("system").to_pylist(), dtype=object)
+        secs = t.column("seconds").to_numpy()
+        for name in system_names:
+            parts[name].append(secs[systems == name])
+    return [SystemScore(name, f, system_mean(parts[name]), total) for name, f in zip(system_names, hyp_files)]

@@ -1,0 +1,127 @@
+"""The package's import structure: no import cycle among peet_fast's modules (every import counts, including those
+inside functions), and importing the package loads none of the heavy optional stacks."""
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "peet_fast"
+HEAVY = ("spacy", "ray", "matplotlib", "pypinyin", "sklearn")
+
+
+def module_names() -> dict[str, Path]:
+    """Module name -> source file; a package's __init__.py is the package."""
+    out = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _known(name: str, modules: dict) -> str | None:
+    """The module an imported dotted name lives in: the longest prefix that is one of the package's modules."""
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:k])
+        if prefix in modules:
+            return prefix
+    return None
+
+
+def imports_of(module: str, path: Path, modules: dict) -> set[str]:
+    """The package's modules that `module` imports anywhere in its source (top level, functions, classes)."""
+    is_package = path.name == "__init__.py"
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                if not is_package:
+                    base = base[:-1]
+                base = base[:len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module
+            # `from a import b`: b may be a submodule of a, or a name defined in a
+            names = [f"{source}.{alias.name}" for alias in node.names]
+        else:
+            continue
+        for name in names:
+            target = _known(name, modules)
+            if target is not None and target != module:
+                found.add(target)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = module_names()
+    return {m: imports_of(m, p, modules) for m, p in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return sorted(found)
+
+
+def test_graph_sees_every_kind_of_import():
+    graph = import_graph()
+    assert "peet_fast.jobs.shards" in graph["peet_fast.jobs.local"]         # from peet_fast.jobs.shards import ...
+    assert "peet_fast.jobs.local" in graph["peet_fast.jobs"]                # a package's __init__ is the package
+    assert "peet_fast.jobs.layout" in graph["peet_fast.model"]              # an import inside a function
+
+
+def test_cycle_finder():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycles():
+    found = cycles(import_graph())
+    assert not found, "import cycles among peet_fast's modules:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+@pytest.mark.parametrize("module", ["peet_fast", "peet_fast.jobs"])
+def test_import_loads_no_heavy_stack(module):
+    code = f"import sys, {module}; print(' '.join(m for m in {HEAVY!r} if m in sys.modules))"
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=PACKAGE.parent,
+                         timeout=120)
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.split() == [], f"import {module} loaded {res.stdout.split()}"
