@@ -35,7 +35,7 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Sequence
 
-from peet_fast.compare import prf
+from peet_fast.metrics.span import prf
 from peet_fast.io import InputError, read_lines
 
 Edit = tuple  # (src_start, src_end, tgt_start, tgt_end)

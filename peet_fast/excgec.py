@@ -464,7 +464,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
 
     ``cleme`` is the evaluator's own score (dependent, length-weighted, merge distance 1) plus every variant."""
     from peet_fast import cleme as cl
-    from peet_fast.compare import NOOP, compare_edits
+    from peet_fast.metrics.span import NOOP, compare_edits
 
     pairs = [(s.source, s.target) for s in hyp] + [(s.source, s.target) for s in ref]
     unique = list(dict.fromkeys(pairs))
