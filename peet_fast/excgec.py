@@ -13,7 +13,7 @@ to reference edits and scores the explanations of the matched ("hit") edits as t
   ``precision_recall_fscore_support``; macro over all 17 types as the evaluator, and over the types present);
   severity MAE; description BLEU (NLTK ``sentence_bleu``: 4-gram, uniform weights, no smoothing), METEOR (NLTK
   ``meteor_score``) and ROUGE-1/2/L F (``rouge_chinese``), all on character tokens, averaged over hit pairs;
-- the correction score (CLEME, ChERRANT) lives in :mod:`peet_fast.cleme` / :func:`correction_scores`.
+- the correction score (CLEME, ChERRANT) lives in :mod:`peet_fast.metrics.cleme` / :func:`correction_scores`.
 
 The metrics are implemented here (bit-parallel LCS, n-gram counting) to be fast, and reproduce those libraries'
 numbers exactly (the tests check them against the libraries when installed). METEOR's WordNet synonym stage is
@@ -463,7 +463,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
     compare pools them all under the annotator, as ChERRANT's default ``-s all`` M2 does.
 
     ``cleme`` is the evaluator's own score (dependent, length-weighted, merge distance 1) plus every variant."""
-    from peet_fast import cleme as cl
+    from peet_fast.metrics import cleme as cl
     from peet_fast.metrics.span import NOOP, compare_edits
 
     pairs = [(s.source, s.target) for s in hyp] + [(s.source, s.target) for s in ref]
@@ -474,9 +474,9 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
     sents = [cl.CSentence(targets[i][0], targets[i][1], (targets[n + i][1],)) for i in range(n)]
     variants = cl.cleme(sents, merge_distance=merge_distance, beta=beta)
     fkey = f"F{beta:g}"
-    main = variants["dependent_weighted"].as_dict(beta)
+    main = variants["dependent_weighted"].summary()
     cleme_out = {k: main[k] for k in ("P", "R", fkey, "TP", "FP", "FN", "TN")}
-    cleme_out.update({name: r.as_dict(beta) for name, r in variants.items()})
+    cleme_out.update({name: r.summary() for name, r in variants.items()})
     cleme_out["merge_distance"] = merge_distance
 
     def pooled(result) -> dict:
@@ -496,7 +496,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
 
 def _cleme_target(result) -> tuple[tuple[str, ...], Any]:
     """(source tokens, cleme.Target) of an annotated pair: its first alignment, with target intervals."""
-    from peet_fast.cleme import Target
+    from peet_fast.metrics.cleme import Target
 
     edits, offset = [], 0
     for o1, o2, _, cor in (result.alignments[0] if result.alignments else []):
