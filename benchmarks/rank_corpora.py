@@ -35,8 +35,9 @@ sys.path.insert(0, str(HERE.parent))
 
 from peet_fast.en.annotator import Annotator  # noqa: E402
 from peet_fast.io import read_lines  # noqa: E402
+from peet_fast.metrics.stats import correlations  # noqa: E402
 from peet_fast.model import load_model  # noqa: E402
-from peet_fast.rank import correlations, rank_systems, read_human_scores  # noqa: E402
+from peet_fast.rank import rank_systems, read_human_scores  # noqa: E402
 from peet_fast.scoring import system_name  # noqa: E402
 
 GMEG_SYSTEMS = ["amu", "lstm", "lstm-r", "marian", "nus", "transformer", "source"]

@@ -695,6 +695,7 @@ def cmd_compare(args) -> int:
     import math
 
     from peet_fast import compare as C
+    from peet_fast.metrics import span
 
     if not math.isfinite(args.beta) or args.beta <= 0:
         raise InputError("--beta", f"must be a finite number > 0, not {args.beta!r}")
@@ -717,20 +718,21 @@ def cmd_compare(args) -> int:
             raise InputError("--ref", "give one reference M2 file (its annotators are the references); several "
                                       "reference files need --src (parallel text)")
         hyp_b, ref_b = C.load_m2_pair(args.hyp, args.ref[0], not args.allow_source_mismatch)
-        hyp, ref = C.m2_sentences(hyp_b, alignments=args.alignments), C.m2_sentences(ref_b, alignments=args.alignments)
+        hyp = span.m2_sentences(hyp_b, alignments=args.alignments)
+        ref = span.m2_sentences(ref_b, alignments=args.alignments)
     else:
         src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
         refs_t = [list(r) for r in zip(*refs_t)]
     if text:
         hyp, ref = C.sentences_from_parallel(_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
-    result = C.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, lang=args.lang, single=args.single,
-                             multi=args.multi, filt=args.filt)
+    result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, lang=args.lang, single=args.single,
+                                multi=args.multi, filt=args.filt)
     if args.summary:
         summary = result.summary(args.cat or 3)
         summary.update({"lang": args.lang, "sentences": len(hyp), "hyp": args.hyp, "ref": list(args.ref),
                         "src": args.src})
         write_json(args.summary, summary)
-    sys.stdout.write(C.format_results(result, args.cat))
+    sys.stdout.write(span.format_results(result, args.cat))
     return 0
 
 

@@ -1,25 +1,11 @@
-"""System ranking with uncertainty: bootstrap confidence intervals and paired p-values for PEET, WER as the
-technical-effort baseline, and correlation with human system scores.
+"""System ranking with uncertainty (`peet-fast rank`): PEET per system with bootstrap confidence intervals and paired
+p-values, WER as the technical-effort baseline, and correlation with human system scores.
 
-Definitions (all documented in the README's `rank` section):
-
-- **Bootstrap** (paired): B resamples of the n sentences with replacement, drawn once from
-  ``numpy.random.default_rng(seed)`` as a (B, n) index matrix (row b = ``rng.integers(0, n, size=n)``, rows drawn in
-  order, so it equals ``rng.integers(0, n, size=(B, n))``) and applied to *every* system: resample b of system A and
-  of system B use the same sentences. A system's bootstrap mean b is the mean of its per-sentence seconds at row b.
-- **95 % CI**: the percentile interval, ``numpy.quantile`` (linear interpolation) at 2.5 % and 97.5 % of the B
-  bootstrap means.
-- **Paired p-value** of two adjacent systems in the ranking, A ranked above B (PEET_A <= PEET_B): the share of
-  resamples in which A is not strictly better, ``#{b : mean*_A(b) >= mean*_B(b)} / B`` (one-sided; ties count against
-  A, so identical systems get 1). A value of 0 means "below 1/B".
-- **WER** of a sentence: word-level Levenshtein distance (unit costs, whitespace tokens, case-sensitive) from the
-  system's sentence to the closest reference (smallest distance; the first reference on ties) divided by that
-  reference's length in words, ``max(1, len)``, so an empty reference counts as length 1 (an empty hypothesis against
-  an empty reference is 0). A system's WER is the mean of its sentence WERs (every line counts), not total edits over
-  total reference words.
-- **Correlation** with human scores (higher is better): Pearson's r and Spearman's rho (Pearson's r of the ranks,
-  ties given their average rank) over the systems that have a human score. PEET and WER are lower-is-better, so a good
-  metric correlates *negatively*; the raw sign is reported.
+The statistics are peet_fast.metrics.stats' (one paired bootstrap for all systems, 95 % percentile CIs, the paired
+p-value of each system against the next one in the ranking, Pearson's r and Spearman's rho) and WER is
+peet_fast.metrics.wer's; their definitions are documented there and in the README's `rank` section. Correlations
+with human scores (higher is better) are computed over the systems that have a human score. PEET and WER are
+lower-is-better, so a good metric correlates *negatively*; the raw sign is reported.
 """
 from __future__ import annotations
 
@@ -32,124 +18,12 @@ from typing import Callable, Mapping, Sequence
 import numpy as np
 
 from peet_fast.io import InputError, open_input
+from peet_fast.metrics.stats import CI_LEVEL, bootstrap_means, correlations, paired_p_value, percentile_ci
+from peet_fast.metrics.wer import sentence_wer
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
-CI_LEVEL = 0.95
 MIN_CORRELATION_SYSTEMS = 3
-_BLOCK_CELLS = 1 << 22          # resamples are processed in blocks of at most this many (resample, sentence) cells
-
-
-# --- bootstrap -------------------------------------------------------------------------------------------------------
-
-def bootstrap_indices(n: int, resamples: int, seed: int) -> np.ndarray:
-    """The (resamples, n) index matrix of the bootstrap for a seed: row b lists the sentences of resample b."""
-    rng = np.random.default_rng(seed)
-    return rng.integers(0, n, size=(resamples, n))
-
-
-def resample_means(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
-    """Means of each system (rows of values, (S, n)) over each resample (rows of idx, (k, n)): a (k, S) array.
-    The same resample rows are applied to every system (paired)."""
-    k, m = idx.shape
-    n = values.shape[1]
-    flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-    counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
-    return counts @ values.T / m
-
-
-def bootstrap_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
-    """(resamples, S) bootstrap means of every system, paired: equal to
-    ``resample_means(values, bootstrap_indices(n, resamples, seed))`` but in blocks (bounded memory)."""
-    values = np.asarray(values, dtype=np.float64)
-    S, n = values.shape
-    if n == 0:
-        raise ValueError("no sentences to resample")
-    rng = np.random.default_rng(seed)
-    out = np.empty((resamples, S), dtype=np.float64)
-    block = max(1, min(resamples, _BLOCK_CELLS // n))
-    for lo in range(0, resamples, block):
-        hi = min(resamples, lo + block)
-        out[lo:hi] = resample_means(values, rng.integers(0, n, size=(hi - lo, n)))
-    return out
-
-
-def percentile_ci(boot: np.ndarray, level: float = CI_LEVEL) -> tuple[np.ndarray, np.ndarray]:
-    """Percentile interval of each column of boot (B, S): (low, high) arrays of S values."""
-    a = (1.0 - level) / 2.0
-    low, high = np.quantile(boot, [a, 1.0 - a], axis=0)
-    return low, high
-
-
-def paired_p_value(boot_better: np.ndarray, boot_worse: np.ndarray) -> float:
-    """Share of resamples in which the better-ranked system is not strictly better (lower) than the other."""
-    return float(np.count_nonzero(boot_better >= boot_worse)) / len(boot_better)
-
-
-# --- WER ---------------------------------------------------------------------------------------------------------------
-
-def word_distance(a: Sequence[str], b: Sequence[str]) -> int:
-    """Word-level Levenshtein distance (insert, delete, substitute: cost 1 each) between two token lists."""
-    from rapidfuzz.distance import Levenshtein
-
-    return Levenshtein.distance(a, b)
-
-
-def sentence_wer(hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]]) -> tuple[np.ndarray, np.ndarray]:
-    """Per-sentence WER of every system against the closest reference: ((S, n) float64 WER, (S, n) int32 index of
-    the closest reference, the first on ties)."""
-    from rapidfuzz.distance import Levenshtein
-
-    S, R = len(hyps), len(refs)
-    n = len(refs[0]) if refs else 0
-    wer = np.empty((S, n), dtype=np.float64)
-    best_ref = np.empty((S, n), dtype=np.int32)
-    dist = Levenshtein.distance
-    for i in range(n):
-        ref_toks = [refs[r][i].split() for r in range(R)]
-        cache: dict[str, tuple[float, int]] = {}
-        for s in range(S):
-            h = hyps[s][i]
-            got = cache.get(h)
-            if got is None:
-                toks = h.split()
-                d = [dist(toks, rt) for rt in ref_toks]
-                k = int(np.argmin(d))
-                got = cache[h] = (d[k] / max(1, len(ref_toks[k])), k)
-            wer[s, i], best_ref[s, i] = got
-    return wer, best_ref
-
-
-# --- correlation ---------------------------------------------------------------------------------------------------
-
-def pearson(x: Sequence[float], y: Sequence[float]) -> float:
-    """Pearson's r; nan when either vector is constant or has fewer than 2 values."""
-    x = np.asarray(x, dtype=np.float64)
-    y = np.asarray(y, dtype=np.float64)
-    if len(x) < 2:
-        return float("nan")
-    dx, dy = x - x.mean(), y - y.mean()
-    den = math.sqrt(float(dx @ dx) * float(dy @ dy))
-    if den == 0.0:
-        return float("nan")
-    return max(-1.0, min(1.0, float(dx @ dy) / den))
-
-
-def average_ranks(x: Sequence[float]) -> np.ndarray:
-    """1-based ranks, ties given the mean of the ranks they span (vectorized: runs of equal sorted values)."""
-    x = np.asarray(x, dtype=np.float64)
-    order = np.argsort(x, kind="stable")
-    xs = x[order]
-    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
-    ends = np.r_[starts[1:], len(xs)]
-    ranks = np.empty(len(x), dtype=np.float64)
-    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)   # mean of the ranks starts+1 .. ends
-    return ranks
-
-
-def spearman(x: Sequence[float], y: Sequence[float]) -> float:
-    """Spearman's rho: Pearson's r of the average ranks."""
-    return pearson(average_ranks(x), average_ranks(y))
 
 
 # --- human scores --------------------------------------------------------------------------------------------------
@@ -251,14 +125,6 @@ def _json_safe(x):
     if isinstance(x, float) and not math.isfinite(x):
         return None
     return x
-
-
-def correlations(metric: Mapping[str, Sequence[float]], human: Sequence[float]) -> dict:
-    """{"systems": k, name: {"spearman", "pearson"} for each metric} over k systems."""
-    out: dict = {"systems": len(human)}
-    for name, values in metric.items():
-        out[name] = {"spearman": spearman(values, human), "pearson": pearson(values, human)}
-    return out
 
 
 def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],

@@ -11,8 +11,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from peet_fast import cleme as C
+from peet_fast.formats.m2 import read_m2
 from peet_fast.io import InputError
+from peet_fast.metrics import cleme as C
 
 SRC = tuple("abcde")
 
@@ -161,7 +162,7 @@ A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0
 def test_read_m2_as_cleme(tmp_path):
     p = tmp_path / "x.m2"
     p.write_text(M2, encoding="utf-8")
-    (src, targets), (_, targets2) = C.read_m2(p)
+    (src, targets), (_, targets2) = [C.cleme_targets(b) for b in read_m2(p)]
     assert src == tuple("abcd")
     # annotator 0's first alignment only (T0-A1 skipped); the noop annotator 1 is unchanged; 2 deletes "a"
     assert targets == [C.Target(tuple("aXcYZd"), ((1, 2, 1, 2), (3, 3, 3, 5))), C.Target(tuple("abcd"), ()),
@@ -170,28 +171,30 @@ def test_read_m2_as_cleme(tmp_path):
 
 
 @pytest.mark.parametrize("bad, message", [
-    ("S a b\nA 0 5|||S|||x|||REQUIRED|||-NONE-|||0\n", "outside the 2-token source"),
-    ("S a b\nA 0 1|||S|||x|||REQUIRED\n", "malformed edit line"),
+    ("S a b\nA 0 5|||S|||x|||REQUIRED|||-NONE-|||0\n", "the source has 2 tokens"),
+    ("S a b\nA 0 1|||S|||x|||REQUIRED\n", "an A line needs 6"),
     ("S a b\nX what\n", "unexpected line"),
-    ("A 0 1|||S|||x|||REQUIRED|||-NONE-|||0\n", "must begin with an S line"),
+    ("A 0 1|||S|||x|||REQUIRED|||-NONE-|||0\n", "a sentence block must start with 'S '"),
+    ("S\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n", "empty source sentence"),
+    ("S a b\nA 0 1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n", "noop edit with a span"),
 ])
 def test_read_m2_refuses_bad_lines(tmp_path, bad, message):
     p = tmp_path / "bad.m2"
     p.write_text(bad, encoding="utf-8")
     with pytest.raises(InputError, match=message) as info:
-        C.read_m2(p)
+        [C.cleme_targets(b, str(p)) for b in read_m2(p)]
     assert "bad.m2:" in str(info.value)
 
 
-def test_m2_sentences_refuse_mismatches(tmp_path):
+def test_cleme_sentences_refuse_mismatches(tmp_path):
     a, b = tmp_path / "a.m2", tmp_path / "b.m2"
     a.write_text("S x y\n\nS z\n", encoding="utf-8")
     b.write_text("S x y\n", encoding="utf-8")
     with pytest.raises(InputError, match="2 sentences, but"):
-        C.m2_sentences(a, b)
+        C.cleme_sentences(a, b)
     b.write_text("S x y\n\nS w\n", encoding="utf-8")
     with pytest.raises(InputError, match="sentence 1: source differs"):
-        C.m2_sentences(a, b)
+        C.cleme_sentences(a, b)
 
 
 # --- agreement with CLEME on MuCGEC -----------------------------------------------------------------------------------
@@ -199,12 +202,12 @@ def test_m2_sentences_refuse_mismatches(tmp_path):
 def test_mucgec_matches_cleme_scores(shared_corpora):
     d = shared_corpora / "mucgec" / "reference"
     scores = json.loads((d / "scores.json").read_text(encoding="utf-8"))
-    sents = C.m2_sentences(d / "mucgec_dev.example_pred.m2.char", d / "mucgec_dev.ref.m2.char")
+    sents = C.cleme_sentences(d / "mucgec_dev.example_pred.m2.char", d / "mucgec_dev.ref.m2.char")
     res = C.cleme(sents, merge_distance=0)
     tol = 5e-5 + 1e-9                                           # CLEME prints 4 decimals
     for variant in ("dependent", "independent"):
         want = scores[f"CLEME_{variant}_corpus"]
         for kind in ("weighted", "unweighted"):
-            got = res[f"{variant}_{kind}"].as_dict()
+            got = res[f"{variant}_{kind}"].summary()
             for key, value in want[kind].items():
                 assert abs(got[key] - value) <= tol, (variant, kind, key, got[key], value)

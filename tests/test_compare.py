@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import errant_oracle
 from conftest import FIXTURES, SPACY_MODEL
-from peet_fast import compare as C
 from peet_fast.cli import main
+from peet_fast.metrics import span as S
 
 FIX = FIXTURES / "compare"
 MODES = ("cs", "cse", "ds", "dt")
@@ -99,14 +99,31 @@ def test_api_hand_computed():
     # sentence 2: no hyp edit, the ref candidates are {} (0 FN) and one edit (1 FN): {} wins on F.
     hyp = [{0: [(1, 2, "R:VERB:SVA", "is")]}, {}]
     ref = [{0: [(1, 2, "R:VERB:SVA", "is"), (3, 3, "M:DET", "a")]},
-           {0: [(0, 1, "R:NOUN", "x")], 1: [C.NOOP]}]
-    r = C.compare_edits(hyp, ref)
+           {0: [(0, 1, "R:NOUN", "x")], 1: [S.NOOP]}]
+    r = S.compare_edits(hyp, ref)
     assert (r.tp, r.fp, r.fn) == (1, 0, 1)
     assert (r.p, r.r, r.f) == (1.0, 0.5, 0.8333)          # F0.5 = 1.25 * 0.5 / (0.25 + 0.5)
     assert r.choices == [(0, 0), (0, 1)]
     assert r.per_type == {"R:VERB:SVA": [1, 0, 0], "M:DET": [0, 0, 1]}
-    assert C.compare_edits([{}], [{}]).f == 1.0           # nothing to do, nothing done: the tools' P = R = 1
-    assert doctest.testmod(C).failed == 0
+    assert S.compare_edits([{}], [{}]).f == 1.0           # nothing to do, nothing done: the tools' P = R = 1
+    assert doctest.testmod(S).failed == 0
+
+
+def test_lang_selects_the_rule_defaults():
+    # ChERRANT's two rules are options of their own; lang only picks their defaults (LANG_RULES)
+    hyp = [{0: [(0, 1, "S", "非常")]}, {0: [(0, 1, "S", "x")]}]
+    ref = [{0: [(0, 1, "S", "非 常")]}, {0: [(-1, -1, "NA", "-NONE-")]}]
+    def counts(r):
+        return r.tp, r.fp, r.fn, r.choices
+
+    zh = S.compare_edits(hyp, ref, lang="zh")
+    assert counts(zh) == (1, 0, 0, [(0, 0), None])
+    assert counts(S.compare_edits(hyp, ref, strip_cor_spaces=True, skip_na=True)) == counts(zh)
+    assert counts(S.compare_edits(hyp, ref, lang="zh", skip_na=False)) == (1, 1, 1, [(0, 0), (0, 0)])    # NA: an FN
+    assert counts(S.compare_edits(hyp, ref, lang="zh", strip_cor_spaces=False)) == (0, 1, 1, [(0, 0), None])
+    assert counts(S.compare_edits(hyp, ref)) == (0, 2, 2, [(0, 0), (0, 0)])
+    with pytest.raises(ValueError, match="unknown language 'de'; choose from en, zh"):
+        S.compare_edits(hyp, ref, lang="de")
 
 
 # --- Chinese: ChERRANT's rules, hand-computed on a small fixture ---------------------------------------------------------

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 from peet_fast import excgec as X
 from peet_fast.cli import main
+from peet_fast.metrics import overlap as O
 
 FIX = Path(__file__).parent / "fixtures" / "excgec"
 
@@ -107,37 +108,37 @@ def test_tokenize_removes_all_whitespace():
 
 def test_description_metrics_hand_cases():
     same = X.tokenize("了应改为过")
-    assert X.bleu(same, same) == 1.0
-    assert math.isclose(X.meteor(same, same), 1 - 0.5 * (1 / 5) ** 3)            # one chunk of 5 matches
-    assert all(math.isclose(v, 1.0, abs_tol=1e-8) for v in X.rouge(same, same))
+    assert O.bleu(same, same) == 1.0
+    assert math.isclose(O.meteor(same, same), 1 - 0.5 * (1 / 5) ** 3)            # one chunk of 5 matches
+    assert all(math.isclose(v, 1.0, abs_tol=1e-8) for v in O.rouge(same, same))
     hyp, ref = X.tokenize("多余"), X.tokenize("删除多余的了")
     # METEOR: 2 matches, P 1, R 1/3, one chunk: (1 - 0.5 * (1/2)^3) * (1/3) / (0.9 + 0.1/3)
-    assert math.isclose(X.meteor(hyp, ref), 0.9375 * (1 / 3) / (0.9 + 0.1 / 3))
-    r1, r2, rl = X.rouge(hyp, ref)
+    assert math.isclose(O.meteor(hyp, ref), 0.9375 * (1 / 3) / (0.9 + 0.1 / 3))
+    r1, r2, rl = O.rouge(hyp, ref)
     assert math.isclose(r1, 2 * (1 / 3) / (4 / 3 + 1e-8)) and math.isclose(r2, 2 * 0.2 / (1.2 + 1e-8))
     assert math.isclose(rl, r1)
     # BLEU without smoothing: no trigram at all -> (numerically) 0; no unigram match -> exactly 0
-    assert X.bleu(hyp, ref) < 1e-100
-    assert X.bleu(X.tokenize("甲乙"), X.tokenize("丙丁")) == 0.0
-    assert X.bleu([], ref) == 0.0 and X.meteor([], ref) == 0.0 and X.rouge([], ref) == (0.0, 0.0, 0.0)
+    assert O.bleu(hyp, ref) < 1e-100
+    assert O.bleu(X.tokenize("甲乙"), X.tokenize("丙丁")) == 0.0
+    assert O.bleu([], ref) == 0.0 and O.meteor([], ref) == 0.0 and O.rouge([], ref) == (0.0, 0.0, 0.0)
 
 
 def test_bleu_brevity_penalty_and_clipping():
     # hyp "aaaa" vs ref "aabcd": unigram matches clipped to 2 of 4; 2-grams "aa" x3 clipped to 1 of 3; 3-/4-grams 0
     hyp, ref = list("aaaa"), list("aabcd")
-    expected = math.exp(1 - 5 / 4) * math.exp(0.25 * (math.log(2 / 4) + math.log(1 / 3)) + 0.5 * X._LOG_FLOAT_MIN)
-    assert math.isclose(X.bleu(hyp, ref), expected, rel_tol=1e-12)
+    expected = math.exp(1 - 5 / 4) * math.exp(0.25 * (math.log(2 / 4) + math.log(1 / 3)) + 0.5 * O._LOG_FLOAT_MIN)
+    assert math.isclose(O.bleu(hyp, ref), expected, rel_tol=1e-12)
 
 
 def test_meteor_lowercases_and_uses_wordnet_single_char_synonyms():
-    assert X.meteor(["A"], ["a"]) == 0.5                # one match, one chunk: (1 - 0.5) * 1
-    assert X.meteor(["1"], ["i"]) == 0.5                # WordNet: 1 <-> i
-    assert X.meteor(["1"], ["2"]) == 0.0
+    assert O.meteor(["A"], ["a"]) == 0.5                # one match, one chunk: (1 - 0.5) * 1
+    assert O.meteor(["1"], ["i"]) == 0.5                # WordNet: 1 <-> i
+    assert O.meteor(["1"], ["2"]) == 0.0
 
 
 def test_lcs_length():
-    assert X.lcs_length(list("ABCBDAB"), list("BDCABA")) == 4
-    assert X.lcs_length([], list("abc")) == 0
+    assert O.lcs_length(list("ABCBDAB"), list("BDCABA")) == 4
+    assert O.lcs_length([], list("abc")) == 0
     rnd = random.Random(0)
     for _ in range(200):
         a = [rnd.choice("abc") for _ in range(rnd.randint(0, 12))]
@@ -146,7 +147,7 @@ def test_lcs_length():
         for i in range(len(a)):
             for j in range(len(b)):
                 table[i + 1][j + 1] = table[i][j] + 1 if a[i] == b[j] else max(table[i][j + 1], table[i + 1][j])
-        assert X.lcs_length(a, b) == table[-1][-1]
+        assert O.lcs_length(a, b) == table[-1][-1]
 
 
 TEXT = st.text(alphabet=st.sampled_from(list("的了是我你他一不在有。，？abcAI1i5vkm ")), min_size=1, max_size=30)
@@ -174,7 +175,7 @@ def test_bleu_matches_nltk(hyp_text, ref_text):
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        assert math.isclose(X.bleu(h, r), sentence_bleu(references=[r], hypothesis=h), rel_tol=1e-9, abs_tol=1e-300)
+        assert math.isclose(O.bleu(h, r), sentence_bleu(references=[r], hypothesis=h), rel_tol=1e-9, abs_tol=1e-300)
 
 
 @settings(max_examples=150, deadline=None)
@@ -185,7 +186,7 @@ def test_meteor_matches_nltk_with_wordnet(hyp_text, ref_text):
     h, r = X.tokenize(hyp_text), X.tokenize(ref_text)
     if not h or not r:
         return
-    assert math.isclose(X.meteor(h, r), meteor_score(references=[r], hypothesis=h), rel_tol=1e-12, abs_tol=1e-15)
+    assert math.isclose(O.meteor(h, r), meteor_score(references=[r], hypothesis=h), rel_tol=1e-12, abs_tol=1e-15)
 
 
 @settings(max_examples=150, deadline=None)
@@ -195,7 +196,7 @@ def test_rouge_matches_rouge_chinese(hyp_text, ref_text):
     h, r = X.tokenize(hyp_text), X.tokenize(ref_text)
     if not h or not r:
         return
-    got = X.rouge(h, r)
+    got = O.rouge(h, r)
     want = rouge_chinese.Rouge().get_scores(hyps=[" ".join(h)], refs=[" ".join(r)])[0]
     for g, key in zip(got, ("rouge-1", "rouge-2", "rouge-l")):
         assert math.isclose(g, want[key]["f"], rel_tol=1e-12, abs_tol=1e-15)
@@ -419,7 +420,7 @@ def test_matching_equals_the_set_rule(hyp_spans, ref_spans):
 @given(TEXT, TEXT)
 def test_pair_scores_equal_the_single_metrics(hyp_text, ref_text):
     h, r = X.tokenize(hyp_text), X.tokenize(ref_text)
-    assert X.pair_scores(h, r) == (X.bleu(h, r), X.meteor(h, r), *X.rouge(h, r))
+    assert O.pair_scores(h, r) == (O.bleu(h, r), O.meteor(h, r), *O.rouge(h, r))
 
 
 def test_cli_fixture_with_correction(tmp_path, capsys):

@@ -17,6 +17,8 @@ from conftest import FIXTURES, SPACY_MODEL
 from peet_fast import rank as rk
 from peet_fast.cli import main
 from peet_fast.io import InputError
+from peet_fast.metrics import stats as ms
+from peet_fast.metrics import wer as mw
 
 RANK = FIXTURES / "rank"
 SYSTEMS = [RANK / "good.txt", RANK / "middle.txt", RANK / "weak.txt"]
@@ -56,12 +58,12 @@ def dp_wer(hyp: str, refs: list[str]) -> float:
 # --- bootstrap -------------------------------------------------------------------------------------------------------
 
 def test_bootstrap_indices_are_deterministic_for_a_seed():
-    a = rk.bootstrap_indices(50, 200, seed=7)
+    a = ms.bootstrap_indices(50, 200, seed=7)
     assert a.shape == (200, 50) and a.min() >= 0 and a.max() < 50
-    assert np.array_equal(a, rk.bootstrap_indices(50, 200, seed=7))
-    assert not np.array_equal(a, rk.bootstrap_indices(50, 200, seed=8))
+    assert np.array_equal(a, ms.bootstrap_indices(50, 200, seed=7))
+    assert not np.array_equal(a, ms.bootstrap_indices(50, 200, seed=8))
     # the first k resamples do not depend on how many are drawn
-    assert np.array_equal(a[:20], rk.bootstrap_indices(50, 20, seed=7))
+    assert np.array_equal(a[:20], ms.bootstrap_indices(50, 20, seed=7))
 
 
 def test_resample_means_by_hand():
@@ -69,18 +71,18 @@ def test_resample_means_by_hand():
     idx = np.array([[0, 0, 0], [0, 1, 2], [2, 2, 1]])
     # resample 3 takes sentences 2, 2, 1: system 0 -> (3 + 3 + 2) / 3, system 1 -> (1 + 1 + 2) / 3
     expected = np.array([[1.0, 3.0], [2.0, 2.0], [8 / 3, 4 / 3]])
-    assert np.allclose(rk.resample_means(values, idx), expected, rtol=0, atol=1e-15)
+    assert np.allclose(ms.resample_means(values, idx), expected, rtol=0, atol=1e-15)
 
 
 @pytest.mark.parametrize("block_cells", [1, 37, 1 << 22])
 def test_bootstrap_is_paired_and_independent_of_blocking(monkeypatch, block_cells):
     """Every system is resampled with the same index rows: the means equal each system's own gather over
     bootstrap_indices(n, B, seed), however the resamples are cut into blocks."""
-    monkeypatch.setattr(rk, "_BLOCK_CELLS", block_cells)
+    monkeypatch.setattr(ms, "_BLOCK_CELLS", block_cells)
     rng = np.random.default_rng(1)
     values = rng.gamma(2.0, 10.0, size=(3, 41))
-    boot = rk.bootstrap_means(values, 64, seed=5)
-    idx = rk.bootstrap_indices(41, 64, seed=5)
+    boot = ms.bootstrap_means(values, 64, seed=5)
+    idx = ms.bootstrap_indices(41, 64, seed=5)
     for s in range(3):
         assert np.allclose(boot[:, s], values[s][idx].mean(axis=1), rtol=1e-13, atol=0)
 
@@ -88,42 +90,42 @@ def test_bootstrap_is_paired_and_independent_of_blocking(monkeypatch, block_cell
 def test_pairing_shows_in_complementary_systems():
     """a = [0, 1], b = [1, 0]: resampled with the same sentences, mean_a + mean_b is 1 in every resample (it would
     not be with independent resamples)."""
-    boot = rk.bootstrap_means(np.array([[0.0, 1.0], [1.0, 0.0]]), 500, seed=3)
+    boot = ms.bootstrap_means(np.array([[0.0, 1.0], [1.0, 0.0]]), 500, seed=3)
     assert np.allclose(boot.sum(axis=1), 1.0, rtol=0, atol=1e-12)
     assert boot[:, 0].std() > 0.1
 
 
 def test_paired_p_value_by_hand():
-    assert rk.paired_p_value(np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 2.0, 1.0, 5.0])) == 0.5
+    assert ms.paired_p_value(np.array([1.0, 2.0, 3.0, 4.0]), np.array([2.0, 2.0, 1.0, 5.0])) == 0.5
     x = np.array([1.0, 5.0, 2.0])
-    assert rk.paired_p_value(x, x) == 1.0           # identical systems: never strictly better
-    assert rk.paired_p_value(x, x + 0.5) == 0.0
+    assert ms.paired_p_value(x, x) == 1.0           # identical systems: never strictly better
+    assert ms.paired_p_value(x, x + 0.5) == 0.0
 
 
 def test_a_constant_shift_is_always_significant():
     rng = np.random.default_rng(2)
     base = rng.normal(20, 5, size=300)
-    boot = rk.bootstrap_means(np.stack([base, base + 0.25]), 400, seed=11)
+    boot = ms.bootstrap_means(np.stack([base, base + 0.25]), 400, seed=11)
     assert np.allclose(boot[:, 1] - boot[:, 0], 0.25, atol=1e-9)
-    assert rk.paired_p_value(boot[:, 0], boot[:, 1]) == 0.0
+    assert ms.paired_p_value(boot[:, 0], boot[:, 1]) == 0.0
 
 
 def test_percentile_ci_by_hand():
     boot = np.arange(1.0, 102.0)[:, None]           # 101 values 1..101: linear quantiles at 2.5 % and 97.5 %
-    low, high = rk.percentile_ci(boot)
+    low, high = ms.percentile_ci(boot)
     assert low[0] == pytest.approx(1 + 0.025 * 100) and high[0] == pytest.approx(1 + 0.975 * 100)
 
 
 def test_ci_contains_the_point_estimate_and_is_deterministic():
     rng = np.random.default_rng(4)
     values = rng.gamma(2.0, 10.0, size=(4, 200))
-    b1 = rk.bootstrap_means(values, 1000, seed=9)
-    b2 = rk.bootstrap_means(values, 1000, seed=9)
+    b1 = ms.bootstrap_means(values, 1000, seed=9)
+    b2 = ms.bootstrap_means(values, 1000, seed=9)
     assert np.array_equal(b1, b2)
-    low, high = rk.percentile_ci(b1)
+    low, high = ms.percentile_ci(b1)
     means = values.mean(axis=1)
     assert np.all(low < means) and np.all(means < high)
-    assert not np.array_equal(b1, rk.bootstrap_means(values, 1000, seed=10))
+    assert not np.array_equal(b1, ms.bootstrap_means(values, 1000, seed=10))
 
 
 # --- WER -------------------------------------------------------------------------------------------------------------
@@ -134,7 +136,7 @@ TOKENS = st.lists(st.sampled_from(["a", "b", "c", "A", ".", "the", "cat"]), max_
 @settings(max_examples=300, deadline=None)
 @given(TOKENS, TOKENS)
 def test_word_distance_equals_the_dynamic_program(a, b):
-    assert rk.word_distance(a, b) == dp_distance(a, b)
+    assert mw.word_distance(a, b) == dp_distance(a, b)
 
 
 @settings(max_examples=100, deadline=None)
@@ -142,7 +144,7 @@ def test_word_distance_equals_the_dynamic_program(a, b):
 def test_sentence_wer_equals_the_dynamic_program(rows):
     hyps = [[" ".join(r[0]) for r in rows], [" ".join(r[2]) for r in rows]]
     refs = [[" ".join(r[1]) for r in rows], [" ".join(r[2]) for r in rows[::-1]]]
-    wer, _ = rk.sentence_wer(hyps, refs)
+    wer, _ = mw.sentence_wer(hyps, refs)
     for s in range(2):
         for i in range(len(rows)):
             assert wer[s, i] == dp_wer(hyps[s][i], [refs[0][i], refs[1][i]])
@@ -151,7 +153,7 @@ def test_sentence_wer_equals_the_dynamic_program(rows):
 def test_sentence_wer_by_hand_on_the_fixture():
     hyps = [lines(p) for p in SYSTEMS]
     refs = [lines(p) for p in REFS]
-    wer, best = rk.sentence_wer(hyps, refs)
+    wer, best = mw.sentence_wer(hyps, refs)
     # weak line 2 vs reference2 "She goes to the school by bus every morning ." (10 words): go->goes, +the, mornings
     assert (wer[2, 1], best[2, 1]) == (0.3, 1)
     # line 11: reference is empty, reference2 "Thank you ."
@@ -159,7 +161,7 @@ def test_sentence_wer_by_hand_on_the_fixture():
     assert (wer[1, 10], best[1, 10]) == (0.0, 1)            # "Thank you ." equals reference2
     assert wer[2, 10] == pytest.approx(2 / 3)               # "Thank you very much ." : 2 insertions vs reference2
     # one reference: an empty reference counts as length 1
-    wer1, _ = rk.sentence_wer(hyps, refs[:1])
+    wer1, _ = mw.sentence_wer(hyps, refs[:1])
     assert wer1[1, 10] == 3.0 and wer1[2, 10] == 5.0 and wer1[0, 10] == 0.0
     for s in range(3):
         for i in range(12):
@@ -175,16 +177,16 @@ def test_sentence_wer_by_hand_on_the_fixture():
 ])
 def test_correlations_match_scipy(x, y):
     stats = pytest.importorskip("scipy.stats")
-    assert rk.pearson(x, y) == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12)
-    assert rk.spearman(x, y) == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-12)
+    assert ms.pearson(x, y) == pytest.approx(stats.pearsonr(x, y)[0], abs=1e-12)
+    assert ms.spearman(x, y) == pytest.approx(stats.spearmanr(x, y)[0], abs=1e-12)
 
 
 def test_correlation_by_hand_and_degenerate_cases():
-    assert rk.spearman([1, 2, 3], [30, 20, 10]) == -1.0
-    assert rk.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
-    assert list(rk.average_ranks([10, 20, 20, 5])) == [2.0, 3.5, 3.5, 1.0]
-    assert math.isnan(rk.pearson([1, 1, 1], [1, 2, 3]))
-    assert math.isnan(rk.spearman([1], [2]))
+    assert ms.spearman([1, 2, 3], [30, 20, 10]) == -1.0
+    assert ms.pearson([1, 2, 3], [2, 4, 6]) == pytest.approx(1.0)
+    assert list(ms.average_ranks([10, 20, 20, 5])) == [2.0, 3.5, 3.5, 1.0]
+    assert math.isnan(ms.pearson([1, 1, 1], [1, 2, 3]))
+    assert math.isnan(ms.spearman([1], [2]))
 
 
 # --- human scores ----------------------------------------------------------------------------------------------------

@@ -23,20 +23,22 @@ Reproduces THUKElab/CLEME (``core/evaluation/metrics/cleme``; the same code is v
    weighted and unweighted counts; P = TP / (TP + FP) (1 if FP = 0), R likewise, F_beta.
 
 Input per sentence: the source tokens and, for the hypothesis and each reference, the target tokens and its edits
-``(src_start, src_end, tgt_start, tgt_end)`` (half-open token intervals). :func:`read_m2` reads M2 files into that
-form exactly as CLEME's M2 reader does.
+``(src_start, src_end, tgt_start, tgt_end)`` (half-open token intervals). :func:`cleme_sentences` reads a hypothesis
+and a reference M2 file (with the strict reader, peet_fast.formats.m2) into that form as CLEME's M2 reader builds it
+(:func:`cleme_targets`).
 """
 from __future__ import annotations
 
 import math
 import os
-import re
 from bisect import bisect_right
 from dataclasses import dataclass
 from typing import Sequence
 
-from peet_fast.compare import prf
-from peet_fast.io import InputError, read_lines
+from peet_fast.formats.m2 import M2Block, M2Edit, read_m2
+from peet_fast.io import InputError
+from peet_fast.metrics import MetricResult
+from peet_fast.metrics.span import prf
 
 Edit = tuple  # (src_start, src_end, tgt_start, tgt_end)
 
@@ -77,8 +79,8 @@ class Counts:
 
 
 @dataclass
-class ClemeResult:
-    """Corpus totals and scores (unrounded) for one variant."""
+class ClemeResult(MetricResult):
+    """Corpus totals and scores (unrounded) for one variant; f is F_beta."""
     tp: float
     fp: float
     fn: float
@@ -86,9 +88,11 @@ class ClemeResult:
     p: float
     r: float
     f: float
+    beta: float = 0.5
 
-    def as_dict(self, beta: float = 0.5) -> dict:
-        return {"P": self.p, "R": self.r, f"F{beta:g}": self.f, "TP": self.tp, "FP": self.fp, "FN": self.fn,
+    def summary(self) -> dict:
+        """{"P", "R", "F<beta>", "TP", "FP", "FN", "TN"} ("F0.5" for beta 0.5)."""
+        return {"P": self.p, "R": self.r, f"F{self.beta:g}": self.f, "TP": self.tp, "FP": self.fp, "FN": self.fn,
                 "TN": self.tn}
 
 
@@ -242,7 +246,7 @@ def _corpus(per_sentence: Sequence[Sequence[Counts]], beta: float) -> ClemeResul
         total.fn += best.fn
         total.tn += best.tn
     p, r, f = prf(total.tp, total.fp, total.fn, beta)
-    return ClemeResult(total.tp, total.fp, total.fn, total.tn, p, r, f)
+    return ClemeResult(total.tp, total.fp, total.fn, total.tn, p, r, f, beta)
 
 
 def cleme(sentences: Sequence[CSentence], *, merge_distance: int = 0, beta: float = 0.5,
@@ -274,109 +278,64 @@ def cleme(sentences: Sequence[CSentence], *, merge_distance: int = 0, beta: floa
     return results
 
 
-# --- M2 input, as CLEME's M2DataReaderWriter reads it ----------------------------------------------------------------
+# --- M2 input: the strict reader's blocks, as CLEME's M2DataReaderWriter builds its targets --------------------------
 
-_T_LINE = re.compile(r"T(\d+)-A(\d+)")
+def cleme_targets(block: M2Block, path: str = "<m2>") -> tuple[tuple[str, ...], list[Target]]:
+    """(source tokens, [target, ...]) of an M2 block (peet_fast.formats.m2.read_m2), as CLEME's M2 reader builds
+    them: for each annotator the edits of its first alignment (``T<i>-A0``; edits under ``T<i>-A<j>``, j >= 1, are
+    skipped), applied in file order; ``-NONE-`` is an empty correction; noop lines give an unchanged target. A new
+    target starts at an edit whose annotator id is one more than the current target's (an edit with any other id
+    joins the current target, as in CLEME). A target is known by its edits: a ``T`` line without ``A`` lines (which
+    ChERRANT never writes: an unchanged target has a noop line) gives no target. Raises InputError (path, the
+    block's S line) for an empty source and for a noop or NA edit with a span."""
+    src = tuple(block.source)
+    if not src:
+        raise InputError(path, "empty source sentence", line=block.line)
+    groups: list[list[M2Edit]] = []
+    group: list[M2Edit] = []
+    target_index = -1
+    for e in block.edits:
+        if e.annotator == target_index + 1:
+            if group:
+                groups.append(group)
+            group = []
+            target_index = e.annotator
+        if e.alignment == 0:
+            group.append(e)
+    groups.append(group)
+    return src, [_apply_edits(src, g, path, block.line) for g in groups]
 
 
-def _parse_a_line(line: str, src: Sequence[str], path: str, lineno: int) -> tuple[int, int, list[str], int]:
-    parts = line.split("|||", 2)
-    parts = parts[:2] + parts[-1].rsplit("|||", 3)
-    if len(parts) != 6:
-        raise InputError(path, f"malformed edit line: {line!r}", line=lineno)
-    try:
-        s, e = map(int, parts[0].split()[1:])
-        annotator = int(parts[-1])
-    except ValueError:
-        raise InputError(path, f"malformed edit line: {line!r}", line=lineno) from None
-    if parts[1] in ("noop", "NA") and not s == e == -1:
-        raise InputError(path, f"{parts[1]} edit with a span: {line!r}", line=lineno)
-    if not (s == e == -1) and not 0 <= s <= e <= len(src):
-        raise InputError(path, f"edit span {s} {e} outside the {len(src)}-token source", line=lineno)
-    cor = parts[2].strip().split()
-    if cor and cor[0] == "-NONE-":
-        cor = []
-    return s, e, cor, annotator
-
-
-def _apply_edits(src: Sequence[str], lines: Sequence[tuple[int, str]], path: str) -> Target:
+def _apply_edits(src: Sequence[str], edits: Sequence[M2Edit], path: str, line: int) -> Target:
     tokens = list(src)
     offset = 0
-    edits = []
-    for lineno, line in lines:
-        s, e, cor, _ = _parse_a_line(line, src, path, lineno)
-        if s == e == -1:
-            continue
-        tb = s + offset
-        tokens[tb:e + offset] = cor
-        offset += len(cor) - (e - s)
-        edits.append((s, e, tb, tb + len(cor)))
-    return Target(tuple(tokens), tuple(edits))
-
-
-def read_m2(path: str | os.PathLike) -> list[tuple[tuple[str, ...], list[Target]]]:
-    """(source tokens, [target, ...]) per M2 block, as CLEME's M2 reader builds them: tokens split on spaces; for each
-    annotator the edits of its first alignment (``T<i>-A0``; blocks ``T<i>-A<j>``, j >= 1, are skipped); edits are
-    applied in file order; ``-NONE-`` is an empty correction; noop lines give an unchanged target."""
-    path = os.fspath(path)
-    lines = read_lines(path)
-    blocks: list[list[tuple[int, str]]] = []
-    cur: list[tuple[int, str]] = []
-    for k, line in enumerate(lines, 1):
-        if line.strip():
-            cur.append((k, line))
-        elif cur:
-            blocks.append(cur)
-            cur = []
-    if cur:
-        blocks.append(cur)
     out = []
-    for block in blocks:
-        lineno, first = block[0]
-        if not first.startswith("S"):
-            raise InputError(path, "an M2 block must begin with an S line", line=lineno)
-        src = tuple(first.replace("S ", "", 1).split())
-        if not src:
-            raise InputError(path, "empty source sentence", line=lineno)
-        groups: list[list[tuple[int, str]]] = []
-        group: list[tuple[int, str]] = []
-        target_index, skip, prev_t = -1, False, False
-        for lineno, line in block[1:]:
-            if line.startswith("T"):
-                if prev_t:
-                    groups.append([])
-                m = _T_LINE.search(line.split()[0])
-                if m is not None:
-                    skip = int(m.group(2)) != 0
-                prev_t = True
-            elif line.startswith("A"):
-                try:
-                    annotator = int(line.split("|||")[-1])
-                except ValueError:
-                    raise InputError(path, f"malformed edit line: {line!r}", line=lineno) from None
-                if annotator == target_index + 1:
-                    if group:
-                        groups.append(group)
-                    group = []
-                    target_index = annotator
-                if not skip:
-                    group.append((lineno, line))
-                prev_t = False
-            else:
-                raise InputError(path, f"unexpected line in an M2 block: {line!r}", line=lineno)
-        groups.append(group)
-        out.append((src, [_apply_edits(src, g, path) for g in groups]))
-    return out
+    for e in edits:
+        s, end = e.start, e.end
+        if s == end == -1:
+            continue
+        if e.type in ("noop", "NA"):
+            raise InputError(path, f"{e.type} edit with a span ({s} {end}) in this sentence block", line=line)
+        cor = e.cor.split()
+        if cor and cor[0] == "-NONE-":
+            cor = []
+        tb = s + offset
+        tokens[tb:end + offset] = cor
+        offset += len(cor) - (end - s)
+        out.append((s, end, tb, tb + len(cor)))
+    return Target(tuple(tokens), tuple(out))
 
 
-def m2_sentences(hyp_path: str | os.PathLike, ref_path: str | os.PathLike) -> list[CSentence]:
+def cleme_sentences(hyp_path: str | os.PathLike, ref_path: str | os.PathLike) -> list[CSentence]:
     """Pair a hypothesis M2 file (its first target) with a reference M2 file (all its targets), block by block."""
-    hyp, ref = read_m2(hyp_path), read_m2(ref_path)
+    hyp_path, ref_path = os.fspath(hyp_path), os.fspath(ref_path)
+    hyp = [cleme_targets(b, hyp_path) for b in read_m2(hyp_path)]
+    ref = [cleme_targets(b, ref_path) for b in read_m2(ref_path)]
     if len(hyp) != len(ref):
-        raise InputError(os.fspath(hyp_path), f"{len(hyp)} sentences, but {os.fspath(ref_path)} has {len(ref)}")
+        raise InputError(hyp_path, f"{len(hyp)} sentences, but {ref_path} has {len(ref)}")
     out = []
     for i, ((hs, ht), (rs, rt)) in enumerate(zip(hyp, ref)):
         if hs != rs:
-            raise InputError(os.fspath(hyp_path), f"sentence {i}: source differs from {os.fspath(ref_path)}'s")
+            raise InputError(hyp_path, f"sentence {i}: source differs from {ref_path}'s")
         out.append(CSentence(hs, ht[0], tuple(rt)))
     return out

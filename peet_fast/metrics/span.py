@@ -1,0 +1,329 @@
+"""Span-based GEC scoring of hypothesis edits against reference edits: errant_compare's and ChERRANT's compare.
+
+The scorer works on plain tuples. A sentence's edits are a dict ``{candidate: [edit, ...]}`` where a candidate is an
+annotator id (any hashable: ``(annotator, alignment)`` pairs score alternative alignments separately) and an edit is
+``(start, end, type, cor)``: source tokens [start, end) replaced by ``cor`` (the correction tokens joined by single
+spaces; ``-NONE-`` or ``""`` for a deletion, as the M2 file has it). ``(-1, -1, "noop", "-NONE-")`` is a noop edit.
+
+    >>> from peet_fast.metrics.span import compare_edits
+    >>> hyp = [{0: [(1, 2, "R:VERB:SVA", "is")]}]
+    >>> ref = [{0: [(1, 2, "R:VERB:SVA", "is"), (3, 3, "M:DET", "a")]}, ]
+    >>> r = compare_edits(hyp, ref)
+    >>> (r.tp, r.fp, r.fn, r.p, r.r, r.f)
+    (1, 0, 1, 1.0, 0.5, 0.8333)
+
+Exactly as errant_compare (errant 3.0.x, ``lang="en"``) and ChERRANT's compare_m2_for_evaluation (``lang="zh"``):
+
+- per sentence, every (hyp candidate, ref candidate) pair is scored and the one giving the highest corpus F so far
+  (the running TP/FP/FN plus the pair's, F rounded to 4 decimals as the tools round it) is kept; ties go to more TP,
+  then fewer FP, then fewer FN, then the first pair in file order;
+- a sentence without any edit gets a noop candidate 0; noop edits are never TP, FP or FN; ``UNK`` edits count only in
+  the detection modes; an edit repeated within a candidate counts once per repeat (the tools' "multiple tokens at the
+  same span"), so alternative alignments pooled under one annotator id count a shared edit once per alignment;
+- modes: ``cs`` span correction (start, end, cor), ``cse`` span correction with the type, ``ds`` span detection
+  (start, end), ``dt`` token detection (each token of a span; an insertion marks the token on its right);
+- per-type counts: a TP under the reference edit's type, an FP under the hypothesis edit's, an FN under the
+  reference edit's; ``single``/``multi``/``filt`` filters as the tools apply them;
+- ChERRANT's two differences from errant_compare are options of their own, both on for ``lang="zh"`` (LANG_RULES):
+  ``strip_cor_spaces`` removes spaces from corrections before matching, and ``skip_na`` skips a sentence whose only
+  reference is one ``NA`` edit (a source that "cannot be annotated").
+
+P, R and F are the tools' figures: rounded to 4 decimals, P = 1 when FP = 0 and R = 1 when FN = 0.
+
+M2 blocks (peet_fast.formats.m2) become sentences through :func:`m2_sentences`; its ``alignments="separate"`` (not
+the default, a deliberate departure from the tools) scores each alternative alignment of a target as a candidate of
+its own instead of pooling them. :func:`format_results` prints the tools' report byte for byte."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Hashable, Iterable, Mapping, Sequence
+
+from peet_fast.metrics import MetricResult
+
+MODES = ("cs", "cse", "ds", "dt")
+MODE_TITLES = {"dt": " Token-Based Detection ", "ds": " Span-Based Detection ",
+               "cse": " Span-Based Correction + Classification ", "cs": " Span-Based Correction "}
+NOOP = (-1, -1, "noop", "-NONE-")
+# the defaults of compare_edits' language rules: errant_compare (en) and ChERRANT (zh)
+LANG_RULES = {"en": {"strip_cor_spaces": False, "skip_na": False},
+              "zh": {"strip_cor_spaces": True, "skip_na": True}}
+
+Edit = tuple  # (start, end, type, cor)
+Sentence = Mapping[Hashable, Sequence[Edit]]
+
+
+def prf(tp: float, fp: float, fn: float, beta: float = 0.5) -> tuple[float, float, float]:
+    """P, R, F_beta, unrounded, exactly as errant_compare, ChERRANT and CLEME compute them: P = 1 when FP = 0,
+    R = 1 when FN = 0."""
+    p = float(tp) / (tp + fp) if fp else 1.0
+    r = float(tp) / (tp + fn) if fn else 1.0
+    f = float((1 + (beta ** 2)) * p * r) / (((beta ** 2) * p) + r) if p + r else 0.0
+    return p, r, f
+
+
+def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float, float]:
+    """(P, R, F_beta) rounded to 4 decimals, as errant_compare and ChERRANT report them."""
+    p, r, f = prf(tp, fp, fn, beta)
+    return round(p, 4), round(r, 4), round(f, 4)
+
+
+@dataclass
+class CompareResult(MetricResult):
+    """Corpus counts and scores. per_type: {type: [TP, FP, FN]} over the chosen pairs; choices: per sentence the
+    (hyp candidate, ref candidate) chosen, or None for a skipped (NA) sentence."""
+    tp: int
+    fp: int
+    fn: int
+    beta: float
+    mode: str
+    per_type: dict = field(default_factory=dict)
+    choices: list = field(default_factory=list)
+
+    @property
+    def p(self) -> float:
+        return f_score(self.tp, self.fp, self.fn, self.beta)[0]
+
+    @property
+    def r(self) -> float:
+        return f_score(self.tp, self.fp, self.fn, self.beta)[1]
+
+    @property
+    def f(self) -> float:
+        return f_score(self.tp, self.fp, self.fn, self.beta)[2]
+
+    def f_key(self) -> str:
+        """The F column's name as the tools print it: 'F0.5' for beta 0.5."""
+        return "F" + str(self.beta)
+
+    def categories(self, level: int = 3) -> dict:
+        """per_type regrouped as the tools' -cat option does: 1 operation (M/R/U), 2 main type (NOUN...), 3 all.
+        UNK always stays UNK."""
+        return group_types(self.per_type, level)
+
+    def summary(self, level: int = 3) -> dict:
+        """{"TP", "FP", "FN", "P", "R", "F<beta>", "per_type": {type: {TP, FP, FN, P, R, F<beta>}}} plus the mode."""
+        fk = self.f_key()
+
+        def row(tp, fp, fn):
+            p, r, f = f_score(tp, fp, fn, self.beta)
+            return {"TP": tp, "FP": fp, "FN": fn, "P": p, "R": r, fk: f}
+
+        out = row(self.tp, self.fp, self.fn)
+        out["beta"] = self.beta
+        out["mode"] = self.mode
+        out["per_type"] = {cat: row(*c) for cat, c in sorted(self.categories(level).items())}
+        return out
+
+
+def group_types(per_type: Mapping[str, Sequence[int]], level: int) -> dict:
+    """errant_compare's processCategories: 1 -> the operation letter, 2 -> the type after 'X:', 3 -> unchanged."""
+    if level not in (1, 2, 3):
+        raise ValueError(f"category level must be 1, 2 or 3, not {level!r}")
+    if level == 3:
+        return {k: list(v) for k, v in per_type.items()}
+    out: dict[str, list[int]] = {}
+    for cat, cnt in per_type.items():
+        key = cat if cat == "UNK" else (cat[0] if level == 1 else cat[2:])
+        if key in out:
+            out[key] = [x + y for x, y in zip(out[key], cnt)]
+        else:
+            out[key] = list(cnt)
+    return out
+
+
+def _keys(edits: Iterable[Edit], mode: str, strip_cor_spaces: bool, single: bool, multi: bool,
+          filt: frozenset) -> dict:
+    """One candidate's edits -> {match key: [types]} (errant_compare's process_edits for one coder)."""
+    out: dict = {}
+    detect = mode in ("ds", "dt")
+    for start, end, cat, cor in edits:
+        if strip_cor_spaces:
+            cor = cor.replace(" ", "")
+        if cat == "UNK" and not detect:
+            continue
+        if single and (end - start >= 2 or len(cor.split()) >= 2):
+            continue
+        if multi and end - start < 2 and len(cor.split()) < 2:
+            continue
+        if cat in filt:
+            continue
+        if mode == "dt":
+            if start == -1:
+                keys = ((start, start),)
+            elif start == end:
+                keys = ((start, start + 1),)
+            else:
+                keys = [(t, t + 1) for t in range(start, end)]
+        elif mode == "ds":
+            keys = ((start, end),)
+        elif mode == "cse":
+            keys = ((start, end, cat, cor),)
+        else:
+            keys = ((start, end, cor),)
+        for key in keys:
+            cats = out.get(key)
+            if cats is None:
+                out[key] = [cat]
+            else:
+                cats.append(cat)
+    return out
+
+
+def _candidates(sent: Sentence, mode: str, strip_cor_spaces: bool, single: bool, multi: bool,
+                filt: frozenset) -> dict:
+    if not sent:
+        sent = {0: [NOOP]}
+    return {cand: _keys(edits, mode, strip_cor_spaces, single, multi, filt) for cand, edits in sent.items()}
+
+
+def _pair_counts(hyp: dict, ref: dict) -> tuple[int, int, int, dict]:
+    """errant_compare's compareEdits: TP/FP/FN and {type: [TP, FP, FN]} of one hyp candidate vs one ref candidate."""
+    tp = fp = fn = 0
+    cats: dict[str, list[int]] = {}
+    for key, h_cats in hyp.items():
+        if h_cats[0] == "noop":
+            continue
+        r_cats = ref.get(key)
+        if r_cats is not None:
+            for c in r_cats:
+                tp += 1
+                _bump(cats, c, 0)
+        else:
+            for c in h_cats:
+                fp += 1
+                _bump(cats, c, 1)
+    for key, r_cats in ref.items():
+        if r_cats[0] == "noop" or key in hyp:
+            continue
+        for c in r_cats:
+            fn += 1
+            _bump(cats, c, 2)
+    return tp, fp, fn, cats
+
+
+def _bump(cats: dict, cat: str, i: int) -> None:
+    row = cats.get(cat)
+    if row is None:
+        row = cats[cat] = [0, 0, 0]
+    row[i] += 1
+
+
+def _is_na(ref: dict) -> bool:
+    """ChERRANT's "not annotatable" sentence: one reference candidate holding one key whose first type is NA."""
+    if len(ref) != 1:
+        return False
+    only = next(iter(ref.values()))
+    return len(only) == 1 and next(iter(only.values()))[0] == "NA"
+
+
+def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
+                  lang: str = "en", strip_cor_spaces: bool | None = None, skip_na: bool | None = None,
+                  single: bool = False, multi: bool = False, filt: Iterable[str] = ()) -> CompareResult:
+    """Score hypothesis sentences against reference sentences (same length, same source order); see the module
+    docstring for the edit format and the exact rules. ``lang`` selects the defaults of strip_cor_spaces and
+    skip_na (LANG_RULES); given explicitly, they override them. Returns a CompareResult (.tp .fp .fn .p .r .f
+    .per_type)."""
+    if mode not in MODES:
+        raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+    if lang not in LANG_RULES:
+        raise ValueError(f"unknown language {lang!r}; choose from {', '.join(LANG_RULES)}")
+    if len(hyp) != len(ref):
+        raise ValueError(f"hyp and ref differ in sentence count ({len(hyp)} vs {len(ref)})")
+    rules = LANG_RULES[lang]
+    strip = rules["strip_cor_spaces"] if strip_cor_spaces is None else strip_cor_spaces
+    skip = rules["skip_na"] if skip_na is None else skip_na
+    filt = frozenset(filt)
+    totals = [0, 0, 0]
+    per_type: dict[str, list[int]] = {}
+    choices: list = []
+    for h_sent, r_sent in zip(hyp, ref):
+        h_dict = _candidates(h_sent, mode, strip, single, multi, filt)
+        r_dict = _candidates(r_sent, mode, strip, single, multi, filt)
+        if skip and _is_na(r_dict):
+            choices.append(None)
+            continue
+        best = _best_pair(h_dict, r_dict, totals, beta)
+        choices.append(best[:2])
+        for cat, cnt in best[2].items():
+            row = per_type.get(cat)
+            if row is None:
+                per_type[cat] = list(cnt)
+            else:
+                for i in range(3):
+                    row[i] += cnt[i]
+    return CompareResult(totals[0], totals[1], totals[2], beta, mode, per_type, choices)
+
+
+def _best_pair(h_dict: dict, r_dict: dict, totals: list, beta: float) -> tuple:
+    """The (hyp candidate, ref candidate, per-type counts) of one sentence whose pair gives the best running corpus
+    F (see the module docstring); adds its TP/FP/FN to totals ([TP, FP, FN], updated in place)."""
+    b2 = beta ** 2
+    b1 = 1 + b2
+    total_tp, total_fp, total_fn = totals
+    best: tuple = ()
+    best_tp = best_fp = best_fn = 0
+    best_f = -1.0
+    forced = len(h_dict) == 1 and len(r_dict) == 1       # one pair: chosen whatever its F
+    for h_id, h_keys in h_dict.items():
+        for r_id, r_keys in r_dict.items():
+            tp, fp, fn, cats = _pair_counts(h_keys, r_keys)
+            if forced:
+                best_tp, best_fp, best_fn, best = tp, fp, fn, (h_id, r_id, cats)
+                break
+            # the running corpus F, computed (and rounded) exactly as f_score does
+            c_tp, c_fp, c_fn = tp + total_tp, fp + total_fp, fn + total_fn
+            p = float(c_tp) / (c_tp + c_fp) if c_fp else 1.0
+            r = float(c_tp) / (c_tp + c_fn) if c_fn else 1.0
+            f = round(float(b1 * p * r) / ((b2 * p) + r), 4) if p + r else 0.0
+            if (f > best_f or (f == best_f and (tp > best_tp or (tp == best_tp and (
+                    fp < best_fp or (fp == best_fp and fn < best_fn)))))):
+                best_tp, best_fp, best_fn, best_f = tp, fp, fn, f
+                best = (h_id, r_id, cats)
+    totals[0] += best_tp
+    totals[1] += best_fp
+    totals[2] += best_fn
+    return best
+
+
+def m2_sentences(blocks, *, alignments: str = "pool") -> list[dict]:
+    """M2 blocks (peet_fast.formats.m2.read_m2) -> the scorer's sentences. alignments="pool" (what the tools do):
+    every edit of an annotator id is one candidate, whatever alternative alignment (ChERRANT T<i>-A<j>) it came from;
+    "separate": each (annotator, alignment) is its own candidate, so the best alignment of a target is chosen."""
+    if alignments not in ("pool", "separate"):
+        raise ValueError(f"alignments must be 'pool' or 'separate', not {alignments!r}")
+    out: list[dict] = []
+    pool = alignments == "pool"
+    for block in blocks:
+        sent: dict = {}
+        for e in block.edits:
+            key = e.annotator if pool else (e.annotator, e.alignment)
+            lst = sent.get(key)
+            if lst is None:
+                lst = sent[key] = []
+            lst.append((e.start, e.end, e.type, e.cor))
+        out.append(sent)
+    return out
+
+
+def format_results(result: CompareResult, cat: int | None = None) -> str:
+    """The report errant_compare / ChERRANT print (byte for byte): optional category table, then the totals."""
+    beta = result.beta
+    title = MODE_TITLES[result.mode]
+    lines: list[str] = []
+    if cat:
+        cats = result.categories(cat)
+        lines.append("")
+        lines.append("{:=^66}".format(title))
+        lines.append(" ".join(["Category".ljust(14), "TP".ljust(8), "FP".ljust(8), "FN".ljust(8), "P".ljust(8),
+                               "R".ljust(8), "F" + str(beta)]))
+        for name, cnts in sorted(cats.items()):
+            p, r, f = f_score(cnts[0], cnts[1], cnts[2], beta)
+            lines.append(" ".join([name.ljust(14), str(cnts[0]).ljust(8), str(cnts[1]).ljust(8),
+                                   str(cnts[2]).ljust(8), str(p).ljust(8), str(r).ljust(8), str(f)]))
+    lines.append("")
+    lines.append("{:=^46}".format(title))
+    lines.append("\t".join(["TP", "FP", "FN", "Prec", "Rec", "F" + str(beta)]))
+    lines.append("\t".join(map(str, [result.tp, result.fp, result.fn, result.p, result.r, result.f])))
+    lines.append("{:=^46}".format(""))
+    lines.append("")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,109 @@
+"""Statistics for comparing systems and metrics: the paired bootstrap, percentile intervals, paired p-values, and
+Pearson / Spearman correlations.
+
+- **Bootstrap** (paired): B resamples of the n sentences with replacement, drawn once from
+  ``numpy.random.default_rng(seed)`` as a (B, n) index matrix (row b = ``rng.integers(0, n, size=n)``, rows drawn in
+  order, so it equals ``rng.integers(0, n, size=(B, n))``) and applied to *every* system: resample b of system A and
+  of system B use the same sentences. A system's bootstrap mean b is the mean of its per-sentence values at row b.
+- **CI**: the percentile interval, ``numpy.quantile`` (linear interpolation) at (1 - level) / 2 and (1 + level) / 2
+  of the B bootstrap means (level CI_LEVEL = 95 % by default).
+- **Paired p-value** of two systems, A ranked above B (lower is better): the share of resamples in which A is not
+  strictly better, ``#{b : mean*_A(b) >= mean*_B(b)} / B`` (one-sided; ties count against A, so identical systems
+  get 1). A value of 0 means "below 1/B".
+- **Correlation**: Pearson's r, and Spearman's rho = Pearson's r of the ranks (ties given their average rank); nan
+  when a vector is constant or has fewer than 2 values."""
+from __future__ import annotations
+
+import math
+from typing import Mapping, Sequence
+
+import numpy as np
+
+CI_LEVEL = 0.95
+_BLOCK_CELLS = 1 << 22          # resamples are processed in blocks of at most this many (resample, sentence) cells
+
+
+# --- bootstrap -------------------------------------------------------------------------------------------------------
+
+def bootstrap_indices(n: int, resamples: int, seed: int) -> np.ndarray:
+    """The (resamples, n) index matrix of the bootstrap for a seed: row b lists the sentences of resample b."""
+    rng = np.random.default_rng(seed)
+    return rng.integers(0, n, size=(resamples, n))
+
+
+def resample_means(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
+    """Means of each system (rows of values, (S, n)) over each resample (rows of idx, (k, n)): a (k, S) array.
+    The same resample rows are applied to every system (paired)."""
+    k, m = idx.shape
+    n = values.shape[1]
+    flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
+    counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+    return counts @ values.T / m
+
+
+def bootstrap_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
+    """(resamples, S) bootstrap means of every system, paired: equal to
+    ``resample_means(values, bootstrap_indices(n, resamples, seed))`` but in blocks (bounded memory)."""
+    values = np.asarray(values, dtype=np.float64)
+    S, n = values.shape
+    if n == 0:
+        raise ValueError("no sentences to resample")
+    rng = np.random.default_rng(seed)
+    out = np.empty((resamples, S), dtype=np.float64)
+    block = max(1, min(resamples, _BLOCK_CELLS // n))
+    for lo in range(0, resamples, block):
+        hi = min(resamples, lo + block)
+        out[lo:hi] = resample_means(values, rng.integers(0, n, size=(hi - lo, n)))
+    return out
+
+
+def percentile_ci(boot: np.ndarray, level: float = CI_LEVEL) -> tuple[np.ndarray, np.ndarray]:
+    """Percentile interval of each column of boot (B, S): (low, high) arrays of S values."""
+    a = (1.0 - level) / 2.0
+    low, high = np.quantile(boot, [a, 1.0 - a], axis=0)
+    return low, high
+
+
+def paired_p_value(boot_better: np.ndarray, boot_worse: np.ndarray) -> float:
+    """Share of resamples in which the better-ranked system is not strictly better (lower) than the other."""
+    return float(np.count_nonzero(boot_better >= boot_worse)) / len(boot_better)
+
+
+# --- correlation ---------------------------------------------------------------------------------------------------
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float:
+    """Pearson's r; nan when either vector is constant or has fewer than 2 values."""
+    x = np.asarray(x, dtype=np.float64)
+    y = np.asarray(y, dtype=np.float64)
+    if len(x) < 2:
+        return float("nan")
+    dx, dy = x - x.mean(), y - y.mean()
+    den = math.sqrt(float(dx @ dx) * float(dy @ dy))
+    if den == 0.0:
+        return float("nan")
+    return max(-1.0, min(1.0, float(dx @ dy) / den))
+
+
+def average_ranks(x: Sequence[float]) -> np.ndarray:
+    """1-based ranks, ties given the mean of the ranks they span (vectorized: runs of equal sorted values)."""
+    x = np.asarray(x, dtype=np.float64)
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    starts = np.flatnonzero(np.r_[True, xs[1:] != xs[:-1]])
+    ends = np.r_[starts[1:], len(xs)]
+    ranks = np.empty(len(x), dtype=np.float64)
+    ranks[order] = np.repeat((starts + ends + 1) / 2.0, ends - starts)   # mean of the ranks starts+1 .. ends
+    return ranks
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float:
+    """Spearman's rho: Pearson's r of the average ranks."""
+    return pearson(average_ranks(x), average_ranks(y))
+
+
+def correlations(metric: Mapping[str, Sequence[float]], human: Sequence[float]) -> dict:
+    """{"systems": k, name: {"spearman", "pearson"} for each metric} over k systems."""
+    out: dict = {"systems": len(human)}
+    for name, values in metric.items():
+        out[name] = {"spearman": spearman(values, human), "pearson": pearson(values, human)}
+    return out
