@@ -39,10 +39,12 @@ def errant_report(hyp: Path, ref: Path, mode: str) -> str:
 
 def our_report(hyp: Path, ref: Path, mode: str, lang: str = "en") -> str:
     from peet_fast import compare as C
+    from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 
     h, r = C.load_m2_pair(str(hyp), str(ref))
-    return span.format_results(span.compare_edits(span.m2_sentences(h), span.m2_sentences(r), mode=mode, lang=lang))
+    sentences = span.m2_sentences(h), span.m2_sentences(r)
+    return span.format_results(span.compare_edits(*sentences, mode=mode, **span_rules(lang)))
 
 
 def best_of(fn, repeat: int) -> tuple[float, object]:

@@ -695,6 +695,7 @@ def cmd_compare(args) -> int:
     import math
 
     from peet_fast import compare as C
+    from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 
     if not math.isfinite(args.beta) or args.beta <= 0:
@@ -725,7 +726,7 @@ def cmd_compare(args) -> int:
         refs_t = [list(r) for r in zip(*refs_t)]
     if text:
         hyp, ref = C.sentences_from_parallel(_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
-    result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, lang=args.lang, single=args.single,
+    result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
                                 multi=args.multi, filt=args.filt)
     if args.summary:
         summary = result.summary(args.cat or 3)

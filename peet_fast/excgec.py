@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 from peet_fast.io import InputError, open_input
+from peet_fast.languages import span_rules
 from peet_fast.metrics.overlap import pair_scores
 
 # The 17 error types, in the evaluator's order (VALID_ERROR_TYPES of benchmarks/xcgec/objects.py).
@@ -332,7 +333,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
         return {0: edits}
 
     result = compare_edits([pooled(annotated[p]) for p in pairs[:n]], [pooled(annotated[p]) for p in pairs[n:]],
-                           beta=beta, mode="cs", lang="zh")
+                           beta=beta, mode="cs", **span_rules(annotator.lang))
     p, r, f = cl.prf(result.tp, result.fp, result.fn, beta)
     cherrant = {"P": p, "R": r, fkey: f, "TP": result.tp, "FP": result.fp, "FN": result.fn}
     return {"cleme": cleme_out, "cherrant": cherrant}

@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from peet_fast.io import InputError
-from peet_fast.metrics.stats import average_ranks as rankdata, pearson, spearman  # noqa: F401 (rankdata: API)
+from peet_fast.metrics.stats import pearson, spearman
 
 MAX_TIME = 250.0
 TEST_FRACTION = 0.2

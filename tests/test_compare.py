@@ -12,13 +12,14 @@ import re
 import sys
 from pathlib import Path
 
+import errant_oracle
 import pytest
+from conftest import FIXTURES, SPACY_MODEL
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import errant_oracle
-from conftest import FIXTURES, SPACY_MODEL
 from peet_fast.cli import main
+from peet_fast.languages import span_rules
 from peet_fast.metrics import span as S
 
 FIX = FIXTURES / "compare"
@@ -109,21 +110,22 @@ def test_api_hand_computed():
     assert doctest.testmod(S).failed == 0
 
 
-def test_lang_selects_the_rule_defaults():
-    # ChERRANT's two rules are options of their own; lang only picks their defaults (LANG_RULES)
+def test_language_declares_its_span_rules():
+    # ChERRANT's two rules are options of their own; a language's package declares the ones it uses
     hyp = [{0: [(0, 1, "S", "非常")]}, {0: [(0, 1, "S", "x")]}]
     ref = [{0: [(0, 1, "S", "非 常")]}, {0: [(-1, -1, "NA", "-NONE-")]}]
     def counts(r):
         return r.tp, r.fp, r.fn, r.choices
 
-    zh = S.compare_edits(hyp, ref, lang="zh")
+    zh = S.compare_edits(hyp, ref, **span_rules("zh"))
     assert counts(zh) == (1, 0, 0, [(0, 0), None])
     assert counts(S.compare_edits(hyp, ref, strip_cor_spaces=True, skip_na=True)) == counts(zh)
-    assert counts(S.compare_edits(hyp, ref, lang="zh", skip_na=False)) == (1, 1, 1, [(0, 0), (0, 0)])    # NA: an FN
-    assert counts(S.compare_edits(hyp, ref, lang="zh", strip_cor_spaces=False)) == (0, 1, 1, [(0, 0), None])
+    assert counts(S.compare_edits(hyp, ref, strip_cor_spaces=True)) == (1, 1, 1, [(0, 0), (0, 0)])    # NA: an FN
+    assert counts(S.compare_edits(hyp, ref, skip_na=True)) == (0, 1, 1, [(0, 0), None])
     assert counts(S.compare_edits(hyp, ref)) == (0, 2, 2, [(0, 0), (0, 0)])
+    assert counts(S.compare_edits(hyp, ref, **span_rules("en"))) == (0, 2, 2, [(0, 0), (0, 0)])
     with pytest.raises(ValueError, match="unknown language 'de'; choose from en, zh"):
-        S.compare_edits(hyp, ref, lang="de")
+        span_rules("de")
 
 
 # --- Chinese: ChERRANT's rules, hand-computed on a small fixture ---------------------------------------------------------

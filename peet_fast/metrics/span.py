@@ -12,7 +12,7 @@ spaces; ``-NONE-`` or ``""`` for a deletion, as the M2 file has it). ``(-1, -1, 
     >>> (r.tp, r.fp, r.fn, r.p, r.r, r.f)
     (1, 0, 1, 1.0, 0.5, 0.8333)
 
-Exactly as errant_compare (errant 3.0.x, ``lang="en"``) and ChERRANT's compare_m2_for_evaluation (``lang="zh"``):
+Exactly as errant_compare (errant 3.0.x) and ChERRANT's compare_m2_for_evaluation (with ChERRANT's two rules):
 
 - per sentence, every (hyp candidate, ref candidate) pair is scored and the one giving the highest corpus F so far
   (the running TP/FP/FN plus the pair's, F rounded to 4 decimals as the tools round it) is kept; ties go to more TP,
@@ -24,7 +24,8 @@ Exactly as errant_compare (errant 3.0.x, ``lang="en"``) and ChERRANT's compare_m
   (start, end), ``dt`` token detection (each token of a span; an insertion marks the token on its right);
 - per-type counts: a TP under the reference edit's type, an FP under the hypothesis edit's, an FN under the
   reference edit's; ``single``/``multi``/``filt`` filters as the tools apply them;
-- ChERRANT's two differences from errant_compare are options of their own, both on for ``lang="zh"`` (LANG_RULES):
+- ChERRANT's two differences from errant_compare are options of their own, both off by default; a language's
+  package declares the ones it uses (``peet_fast.languages.span_rules("zh")`` turns both on):
   ``strip_cor_spaces`` removes spaces from corrections before matching, and ``skip_na`` skips a sentence whose only
   reference is one ``NA`` edit (a source that "cannot be annotated").
 
@@ -44,9 +45,6 @@ MODES = ("cs", "cse", "ds", "dt")
 MODE_TITLES = {"dt": " Token-Based Detection ", "ds": " Span-Based Detection ",
                "cse": " Span-Based Correction + Classification ", "cs": " Span-Based Correction "}
 NOOP = (-1, -1, "noop", "-NONE-")
-# the defaults of compare_edits' language rules: errant_compare (en) and ChERRANT (zh)
-LANG_RULES = {"en": {"strip_cor_spaces": False, "skip_na": False},
-              "zh": {"strip_cor_spaces": True, "skip_na": True}}
 
 Edit = tuple  # (start, end, type, cor)
 Sentence = Mapping[Hashable, Sequence[Edit]]
@@ -217,21 +215,16 @@ def _is_na(ref: dict) -> bool:
 
 
 def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
-                  lang: str = "en", strip_cor_spaces: bool | None = None, skip_na: bool | None = None,
-                  single: bool = False, multi: bool = False, filt: Iterable[str] = ()) -> CompareResult:
+                  strip_cor_spaces: bool = False, skip_na: bool = False, single: bool = False, multi: bool = False,
+                  filt: Iterable[str] = ()) -> CompareResult:
     """Score hypothesis sentences against reference sentences (same length, same source order); see the module
-    docstring for the edit format and the exact rules. ``lang`` selects the defaults of strip_cor_spaces and
-    skip_na (LANG_RULES); given explicitly, they override them. Returns a CompareResult (.tp .fp .fn .p .r .f
-    .per_type)."""
+    docstring for the edit format and the exact rules (strip_cor_spaces and skip_na: ChERRANT's two rules).
+    Returns a CompareResult (.tp .fp .fn .p .r .f .per_type)."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
-    if lang not in LANG_RULES:
-        raise ValueError(f"unknown language {lang!r}; choose from {', '.join(LANG_RULES)}")
     if len(hyp) != len(ref):
         raise ValueError(f"hyp and ref differ in sentence count ({len(hyp)} vs {len(ref)})")
-    rules = LANG_RULES[lang]
-    strip = rules["strip_cor_spaces"] if strip_cor_spaces is None else strip_cor_spaces
-    skip = rules["skip_na"] if skip_na is None else skip_na
+    strip, skip = strip_cor_spaces, skip_na
     filt = frozenset(filt)
     totals = [0, 0, 0]
     per_type: dict[str, list[int]] = {}
