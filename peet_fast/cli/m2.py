@@ -1,0 +1,70 @@
+"""`peet-fast m2`: parallel text to M2 (errant_parallel; --lang zh: ChERRANT)."""
+from __future__ import annotations
+
+import argparse
+import sys
+
+from peet_fast.cli._common import Progress, add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.io import InputError, atomic_write, check_output, read_parallel
+
+MERGES = ["rules", "all-split", "all-merge", "all-equal"]
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
+        description="Align parallel text files and extract and classify the edits, as errant_parallel does: "
+                    "byte-identical M2 under the same spaCy pipeline. An empty orig line still gets its block.",
+        formatter_class=argparse.RawTextHelpFormatter)
+    p.add_argument("-orig", metavar="ORIG", help="the original text file (one sentence per line); required unless "
+                                                 "-para")
+    p.add_argument("-cor", nargs="+", metavar="COR", help="one or more corrected text files; required with -orig")
+    p.add_argument("-out", required=True, metavar="OUT", help="the output M2 file")
+    p.add_argument("-tok", action="store_true", help="word-tokenise the text with spaCy (default: pre-tokenised)")
+    p.add_argument("-lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
+    p.add_argument("-merge", choices=MERGES, default="rules",
+                   help="merging strategy:\n"
+                        "rules: rule-based merging (default)\n"
+                        "all-split: merge nothing: MSSDI -> M, S, S, D, I\n"
+                        "all-merge: merge adjacent non-matches: MSSDI -> M, SSDI\n"
+                        "all-equal: merge adjacent same-type non-matches: MSSDI -> M, SS, D, I")
+    add_pipeline_options(p)
+    zh = p.add_argument_group("Chinese (--lang zh): ChERRANT's char-level M2 (MuCGEC)")
+    zh.add_argument("--lang", choices=["en", "zh"], default="en",
+                    help="en: ERRANT (default); zh: ChERRANT's char granularity, its M2 layout (T<k>-A<j> lines)")
+    zh.add_argument("-para", metavar="FILE", help="zh: ChERRANT's parallel file 'id<TAB>source<TAB>target1<TAB>...' "
+                                                  "(any number of targets per line), instead of -orig/-cor")
+    zh.add_argument("-s", "--strategy", choices=["all", "first"], default="all",
+                    help="zh: every minimum-cost alignment of a target (all, default) or the first only")
+    add_zh_resources(zh, "zh: ")
+    zh.add_argument("--no-t2s", action="store_true", help="zh: do not convert targets to simplified (OpenCC t2s)")
+    zh.add_argument("--segmented", action="store_true",
+                    help="zh: texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from peet_fast.formats.para import read_para
+
+    if args.para and args.lang != "zh":
+        raise InputError("-para", "is for --lang zh only")
+    if args.para and (args.orig or args.cor):
+        raise InputError("-para", "give either -para FILE or -orig/-cor files, not both")
+    if not args.para:
+        for flag, given in (("-orig", args.orig), ("-cor", args.cor)):
+            if not given:
+                raise InputError(flag, "is required (or -para FILE with --lang zh)")
+    annotator = load_annotator(args, args.lang)
+    check_output(args.out)
+    if args.para:
+        sources, targets = read_para(args.para)
+    else:
+        sources, *cors = read_parallel([args.orig, *args.cor])
+        targets = [list(t) for t in zip(*cors)]
+    progress = Progress(len(sources), "m2")
+    with atomic_write(args.out) as out:
+        n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.orig)
+    progress.close()
+    files = f", {len(args.cor)} corrected file{'s' if len(args.cor) > 1 else ''}" if args.cor else ""
+    print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
+    return 0

@@ -1,0 +1,27 @@
+"""`peet-fast predict`: a JSON model over a features file, streamed."""
+from __future__ import annotations
+
+from peet_fast.io import check_output
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "predict", help="predicted post-editing seconds for a features file (streaming, vectorized)",
+        description="Apply a JSON PEET model to a features file written by `peet-fast featurize` (Parquet, or Arrow "
+                    "IPC read memory-mapped), one record batch at a time: memory stays flat for any size.")
+    p.add_argument("--features", required=True, metavar="PATH",
+                   help="a .parquet or .arrow features file, or a sharded featurize job's directory")
+    p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
+    p.add_argument("--out", metavar="PATH", help="write (sentence, seconds) to a .parquet or .arrow file")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    from peet_fast.model import load_model, predict_file
+
+    check_output(args.out)
+    model = load_model(args.model)
+    n, total = predict_file(model, args.features, args.out)
+    mean = total / n if n else float("nan")
+    print(f"rows: {n}\nmean predicted seconds: {mean:.4f}")
+    return 0

@@ -1,0 +1,108 @@
+"""`peet-fast rank`: systems ranked by PEET with bootstrap intervals, WER and human correlations."""
+from __future__ import annotations
+
+import sys
+
+from peet_fast.cli._common import Progress, add_pipeline_options, load_annotator, model_summary
+from peet_fast.io import InputError, check_output, read_parallel, write_json
+
+
+def add_rank_inputs(p) -> None:
+    p.add_argument("--hyp", required=True, nargs="+", metavar="FILE",
+                   help="system outputs, one sentence per line; a system's name is its file name without extension")
+    p.add_argument("--ref", required=True, nargs="+", metavar="FILE", help="references (post-edits), line-aligned")
+    p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
+    p.add_argument("--human", metavar="CSV",
+                   help="human system scores, a CSV with the header 'system,score' (higher is better; system = "
+                        "--hyp file name without extension): adds the Spearman and Pearson correlation of PEET and "
+                        "of WER with them, over the systems that have a score (at least 3)")
+    p.add_argument("--human-ignore", nargs="+", default=[], metavar="NAME",
+                   help="--human rows to skip (e.g. a 'ref' row scoring the references); any other row naming a "
+                        "system that is not a --hyp file is an error")
+    p.add_argument("--bootstrap", type=int, default=1000, metavar="B",
+                   help="paired bootstrap resamples of the sentences for the confidence intervals and p-values "
+                        "(default 1000)")
+    p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0): same seed, same "
+                                                                    "intervals and p-values")
+    add_pipeline_options(p)
+
+
+def ranking_from_args(args):
+    """The Ranking for a `rank`/`report` command line (inputs validated first)."""
+    from peet_fast.model import load_model
+    from peet_fast.rank import rank_systems, read_human_scores
+    from peet_fast.scoring import system_name
+
+    names = [system_name(f) for f in args.hyp]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError(args.hyp[names.index(dup[0])], f"two --hyp files share the system name {dup[0]!r} "
+                                                        "(file name without extension)")
+    if args.bootstrap < 1:
+        raise InputError("--bootstrap", "must be at least 1")
+    if args.seed < 0:
+        raise InputError("--seed", "must be a non-negative integer")
+    if args.human_ignore and not args.human:
+        raise InputError("--human-ignore", "needs --human")
+    human = read_human_scores(args.human, names, args.human_ignore) if args.human else None
+    model = load_model(args.model)
+    texts = read_parallel([*args.hyp, *args.ref])
+    hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
+    if not refs[0]:
+        raise InputError(args.ref[0], "no sentences to score (the files are empty)")
+    progress = Progress(len(refs[0]), args.command)
+    ranking = rank_systems(load_annotator(args), model, args.hyp, hyps, refs, args.bootstrap, args.seed, human,
+                           on_chunk=lambda ch: progress(ch.stop))
+    progress.close()
+    return ranking, model
+
+
+def print_ranking(ranking) -> None:
+    systems = ranking.systems
+    width = max(len("system"), *(len(s.name) for s in systems))
+    human = ranking.correlation is not None
+    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'95% CI':>17}  {'p(next)':>7}  {'WER':>7}"
+          + (f"  {'human':>9}" if human else ""))
+    for k, s in enumerate(systems, 1):
+        p = "-" if s.p_next is None else f"{s.p_next:.3f}"
+        h = "-" if s.human is None else f"{s.human:.4g}"
+        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
+              f"{s.wer:>7.4f}" + (f"  {h:>9}" if human else ""))
+    if human:
+        c = ranking.correlation
+        fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")
+        for m, label in (("peet", "PEET"), ("wer", "WER")):
+            print(f"{label} vs human ({c['systems']} systems): Spearman {fmt(c[m]['spearman'])}, "
+                  f"Pearson {fmt(c[m]['pearson'])}")
+        missing = [s.name for s in systems if s.human is None]
+        if missing:
+            print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "rank", help="rank GEC systems by PEET with bootstrap confidence intervals, WER, and human correlations",
+        description="Score the systems as `score` does, then: a 95 % percentile confidence interval for each "
+                    "system's PEET from a paired bootstrap over sentences (the same resamples for every system; "
+                    "deterministic for --seed); for each system, the paired-bootstrap p-value against the next one "
+                    "in the ranking (the share of resamples where it is not strictly better); WER (word edit "
+                    "distance to the closest reference / that reference's length, averaged over sentences) as the "
+                    "technical-effort baseline; with --human, the Spearman and Pearson correlations of PEET and of "
+                    "WER with the human scores (PEET and WER are lower-is-better, so agreement shows as a negative "
+                    "correlation; the raw sign is reported).")
+    add_rank_inputs(p)
+    p.add_argument("--summary", metavar="FILE.json",
+                   help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ...}], "correlation": '
+                        '{"peet": {"spearman", "pearson"}, "wer": {...}} or null, ...} as JSON')
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    check_output(args.summary)
+    ranking, model = ranking_from_args(args)
+    if args.summary:
+        summary = {"model": model_summary(model, args),
+                   "references": list(args.ref), "human": args.human, **ranking.summary()}
+        write_json(args.summary, summary)
+    print_ranking(ranking)
+    return 0

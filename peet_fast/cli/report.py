@@ -1,0 +1,33 @@
+"""`peet-fast report`: an HTML page with plots of a ranking."""
+from __future__ import annotations
+
+import sys
+
+from peet_fast.cli.rank import add_rank_inputs, print_ranking, ranking_from_args
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser(
+        "report", help="an HTML page with plots of a `rank` result",
+        description="Rank the systems as `rank` does and write DIR/index.html with PNG plots (matplotlib): the "
+                    "distribution of per-sentence predicted time per system, the contribution of each model term "
+                    "to PEET, the ranking with 95 % confidence intervals, and (with --human) PEET and WER against "
+                    "the human scores. DIR is written complete or not at all; an existing DIR must be empty or an "
+                    "earlier report, which is replaced.")
+    add_rank_inputs(p)
+    p.add_argument("--out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
+    p.add_argument("--title", default="peet-fast report", help="the page title")
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    import os
+
+    from peet_fast.report import check_report_dir, write_report
+
+    check_report_dir(args.out)
+    ranking, model = ranking_from_args(args)
+    images = write_report(args.out, ranking, model, args.title, args.human)
+    print_ranking(ranking)
+    print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {len(images)} plots", file=sys.stderr)
+    return 0
