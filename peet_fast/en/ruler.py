@@ -79,8 +79,6 @@ class CompiledAttributeRuler:
     @classmethod
     def compile(cls, ruler, lemmatizer=None) -> "CompiledAttributeRuler | None":
         """Compile a spaCy AttributeRuler, or None if it uses anything this class does not implement exactly."""
-        import re
-
         from spacy.attrs import DEP, LEMMA, MORPH, POS, TAG
 
         columns = {POS: 0, TAG: 1, MORPH: 2, LEMMA: 3, DEP: 4}
@@ -103,26 +101,9 @@ class CompiledAttributeRuler:
                     return None
                 ids = []
                 for token_spec in pattern:
-                    conds = []
-                    for name, want in token_spec.items():
-                        if name not in cls._SPEC_ATTRS:
-                            return None
-                        if name == "IS_SPACE":
-                            if not isinstance(want, bool):
-                                return None
-                            conds.append((name, "bool", want))
-                        elif isinstance(want, str):
-                            conds.append((name, "eq", strings.as_int(want) if want else 0))
-                        elif isinstance(want, dict) and len(want) == 1:
-                            (op, arg), = want.items()
-                            if op in ("IN", "NOT_IN") and isinstance(arg, list) and all(isinstance(a, str) for a in arg):
-                                conds.append((name, op.lower(), frozenset(strings.as_int(a) if a else 0 for a in arg)))
-                            elif op == "REGEX" and isinstance(arg, str):
-                                conds.append((name, "regex", re.compile(arg)))
-                            else:
-                                return None
-                        else:
-                            return None
+                    conds = cls._conditions(token_spec, strings)
+                    if conds is None:
+                        return None
                     key = tuple(sorted(conds, key=repr))
                     if key not in spec_ids:
                         spec_ids[key] = len(specs)
@@ -132,17 +113,37 @@ class CompiledAttributeRuler:
                 if not 0 <= target < len(ids):
                     return None
                 entries.append((order, ids, target, values))
-        if lemmatizer is not None:
-            from spacy.pipeline import Lemmatizer
-
-            if (not isinstance(lemmatizer, Lemmatizer) or lemmatizer.mode != "rule" or lemmatizer.overwrite
-                    or type(lemmatizer).rule_lemmatize is not Lemmatizer.rule_lemmatize):
-                return None
-            if not lemmatizer._validated:
-                from spacy.errors import Errors
-
-                lemmatizer._validate_tables(Errors.E1004)
+        if lemmatizer is not None and not _rule_lemmatizer(lemmatizer):
+            return None
         return cls(ruler.vocab, specs, entries, lemmatizer)
+
+    @classmethod
+    def _conditions(cls, token_spec: dict, strings) -> list | None:
+        """One token spec of a pattern as (attribute, operator, operand) conditions, or None if it uses anything this
+        class does not implement exactly."""
+        import re
+
+        conds = []
+        for name, want in token_spec.items():
+            if name not in cls._SPEC_ATTRS:
+                return None
+            if name == "IS_SPACE":
+                if not isinstance(want, bool):
+                    return None
+                conds.append((name, "bool", want))
+            elif isinstance(want, str):
+                conds.append((name, "eq", strings.as_int(want) if want else 0))
+            elif isinstance(want, dict) and len(want) == 1:
+                (op, arg), = want.items()
+                if op in ("IN", "NOT_IN") and isinstance(arg, list) and all(isinstance(a, str) for a in arg):
+                    conds.append((name, op.lower(), frozenset(strings.as_int(a) if a else 0 for a in arg)))
+                elif op == "REGEX" and isinstance(arg, str):
+                    conds.append((name, "regex", re.compile(arg)))
+                else:
+                    return None
+            else:
+                return None
+        return conds
 
     def _rule_tables(self, univ_pos: str) -> tuple:
         """spaCy's lemma tables for one coarse POS, with the word index as a set (spaCy keeps it as a list and
@@ -276,3 +277,18 @@ class CompiledAttributeRuler:
                 token.lemma = h
                 self._lemmas[(rows[i][4], out[i, 0], out[i, 2])] = h
         return doc
+
+
+def _rule_lemmatizer(lemmatizer) -> bool:
+    """Whether a lemmatizer is spaCy's own rule lemmatizer (not overwriting, rule_lemmatize not overridden), which
+    the compiled ruler reproduces; its lookup tables are validated as spaCy validates them before first use."""
+    from spacy.pipeline import Lemmatizer
+
+    if (not isinstance(lemmatizer, Lemmatizer) or lemmatizer.mode != "rule" or lemmatizer.overwrite
+            or type(lemmatizer).rule_lemmatize is not Lemmatizer.rule_lemmatize):
+        return False
+    if not lemmatizer._validated:
+        from spacy.errors import Errors
+
+        lemmatizer._validate_tables(Errors.E1004)
+    return True

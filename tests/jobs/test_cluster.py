@@ -13,7 +13,7 @@ import pytest
 
 from conftest import FIXTURES, SPACY_MODEL
 
-EXAMPLE = Path(__file__).parents[1] / "peet_fast" / "cluster" / "example-cluster.yaml"
+EXAMPLE = Path(__file__).parents[2] / "peet_fast" / "cluster" / "example-cluster.yaml"
 
 
 def test_example_cluster_yaml_is_valid():

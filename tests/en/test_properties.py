@@ -25,7 +25,7 @@ from peet_fast._ext.align import alignment, substitution_cost
 from peet_fast._ext.classify import levenshtein_normalized_similarity
 from peet_fast._ext.tokens import Sent, indel_distance
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]
 SHARED_GECTOR_OP = (HERE.parent / ".." / "shared" / "corpora" / "peet" / "CONLL14" / "gector_OP.txt").resolve()
 
 MERGES = ("rules", "all-split", "all-merge", "all-equal")

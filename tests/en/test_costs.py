@@ -241,7 +241,7 @@ POS_VALUES = (84, 85, 86, 87, 90, 92, 93, 94, 95, 97, 100)
 def test_pos_constants_equal_spacy_symbols():
     assert tuple(getattr(sym, name) for name in POS_NAMES) == POS_VALUES
     # the enum the kernels are compiled with (ext/tokens.pxd)
-    pxd = (Path(__file__).parents[1] / "ext" / "tokens.pxd").read_text(encoding="utf-8")
+    pxd = (Path(__file__).parents[2] / "ext" / "tokens.pxd").read_text(encoding="utf-8")
     declared = {m.group(1): int(m.group(2)) for m in re.finditer(r"^\s*POS_(\w+)\s*=\s*(\d+)\s*$", pxd, re.M)}
     assert set(declared) == set(POS_NAMES)
     for name in POS_NAMES:
