@@ -24,7 +24,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name in COMMANDS:
-        importlib.import_module(f"peet_fast.cli.{name}").add_parser(sub)
+        command = importlib.import_module(f"peet_fast.cli.{name}")
+        command.add_parser(sub).set_defaults(func=command.run)
     return parser
 
 

@@ -8,7 +8,7 @@ from peet_fast.cli._common import add_pipeline_options, add_zh_resources, load_a
 from peet_fast.io import InputError, check_output, read_parallel, write_json
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "compare", help="span-based P/R/F0.5 of a hypothesis against references (errant_compare / ChERRANT)",
         description="Score a hypothesis M2 against a reference M2 as errant_compare (--lang en) or ChERRANT's\n"
@@ -56,7 +56,8 @@ def add_parser(sub) -> None:
                    help='write {"TP", "FP", "FN", "P", "R", "F0.5", "per_type": {type: {...}}, ...} as JSON '
                         "(per_type at the -cat level, full types by default)")
     add_pipeline_options(p)
-    p.set_defaults(func=run, mode="cs")
+    p.set_defaults(mode="cs")
+    return p
 
 
 def run(args) -> int:

@@ -8,7 +8,7 @@ from peet_fast.cli._common import add_pipeline_options, add_zh_resources, load_a
 from peet_fast.io import InputError, atomic_write, check_output, read_parallel
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "ensemble", help="edit-wise majority voting over N system outputs",
         description="Extract each system's edits against the source (English: ERRANT, pre-tokenised text;\n"
@@ -28,7 +28,7 @@ def add_parser(sub) -> None:
                         "MuCGEC's rule_ensemble.py with -T T: --min-votes T --min-votes-relaxed T-1")
     add_zh_resources(p, "--lang zh: ")
     add_pipeline_options(p)
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

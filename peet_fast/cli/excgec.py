@@ -1,11 +1,13 @@
 """`peet-fast excgec`: EXCGEC explanation and correction metrics."""
 from __future__ import annotations
 
+import argparse
+
 from peet_fast.cli._common import add_zh_resources, load_annotator
 from peet_fast.io import InputError, check_output, write_json
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "excgec", help="EXCGEC: score edit explanations (type, severity, description) and corrections",
         description="Evaluate an explainable Chinese GEC system (EXCGEC) as the EXCGEC evaluator does: hypothesis "
@@ -24,7 +26,7 @@ def add_parser(sub) -> None:
                          "cilin.txt and confusion_dict.txt: give both to reproduce its numbers exactly): ")
     p.add_argument("--no-correction", action="store_true",
                    help="skip the correction scores (CLEME, ChERRANT): explanation metrics only")
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

@@ -1,11 +1,13 @@
 """`peet-fast explain`: standardized coefficients of a model."""
 from __future__ import annotations
 
+import argparse
+
 from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
 from peet_fast.io import InputError, check_output, write_json
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "explain", help="standardized coefficients of a JSON model, ranked by magnitude",
         description="Standardized coefficients: coefficient x the feature's standard deviation on the data (the "
@@ -20,7 +22,7 @@ def add_parser(sub) -> None:
     p.add_argument("--json", metavar="FILE.json", help="also write the ranked terms as JSON")
     add_data_columns(p)
     add_pipeline_options(p)
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

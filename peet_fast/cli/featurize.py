@@ -1,6 +1,7 @@
 """`peet-fast featurize`: edit and length features of (MO, TRG) pairs."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from peet_fast.cli._common import Progress, add_job_options, add_pipeline_options, job_options, job_runner
@@ -8,7 +9,7 @@ from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "featurize", help="edit and length features of (MO, TRG) pairs, to Parquet or Arrow IPC",
         description="Features of each pair (line k of --mo, line k of --trg) from the ERRANT edits MO -> TRG. Output "
@@ -28,7 +29,7 @@ def add_parser(sub) -> None:
                         "(part-*.parquet + _manifest.json)")
     add_pipeline_options(p)
     add_job_options(p)
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

@@ -10,7 +10,7 @@ from peet_fast.io import InputError, atomic_write, check_output, read_parallel
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
         description="Align parallel text files and extract and classify the edits, as errant_parallel does: "
@@ -40,7 +40,7 @@ def add_parser(sub) -> None:
     zh.add_argument("--no-t2s", action="store_true", help="zh: do not convert targets to simplified (OpenCC t2s)")
     zh.add_argument("--segmented", action="store_true",
                     help="zh: texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

@@ -1,10 +1,12 @@
 """`peet-fast predict`: a JSON model over a features file, streamed."""
 from __future__ import annotations
 
+import argparse
+
 from peet_fast.io import check_output
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "predict", help="predicted post-editing seconds for a features file (streaming, vectorized)",
         description="Apply a JSON PEET model to a features file written by `peet-fast featurize` (Parquet, or Arrow "
@@ -13,7 +15,7 @@ def add_parser(sub) -> None:
                    help="a .parquet or .arrow features file, or a sharded featurize job's directory")
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--out", metavar="PATH", help="write (sentence, seconds) to a .parquet or .arrow file")
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

@@ -1,6 +1,7 @@
 """`peet-fast rank`: systems ranked by PEET with bootstrap intervals, WER and human correlations."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from peet_fast.cli._common import Progress, add_pipeline_options, load_annotator, model_summary
@@ -79,7 +80,7 @@ def print_ranking(ranking) -> None:
             print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "rank", help="rank GEC systems by PEET with bootstrap confidence intervals, WER, and human correlations",
         description="Score the systems as `score` does, then: a 95 % percentile confidence interval for each "
@@ -94,7 +95,7 @@ def add_parser(sub) -> None:
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ...}], "correlation": '
                         '{"peet": {"spearman", "pearson"}, "wer": {...}} or null, ...} as JSON')
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

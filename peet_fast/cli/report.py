@@ -1,12 +1,13 @@
 """`peet-fast report`: an HTML page with plots of a ranking."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, ranking_from_args
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "report", help="an HTML page with plots of a `rank` result",
         description="Rank the systems as `rank` does and write DIR/index.html with PNG plots (matplotlib): the "
@@ -17,7 +18,7 @@ def add_parser(sub) -> None:
     add_rank_inputs(p)
     p.add_argument("--out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
     p.add_argument("--title", default="peet-fast report", help="the page title")
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

@@ -1,6 +1,7 @@
 """`peet-fast score`: PEET of GEC systems, ranked."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from peet_fast.cli._common import (
@@ -14,7 +15,7 @@ from peet_fast.cli._common import (
 from peet_fast.io import check_output, write_json
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "score", help="PEET of GEC systems: predicted post-editing seconds per sentence, ranked",
         description="Score GEC system outputs (MO) against human post-edits (TRG): ERRANT edits MO -> TRG, edit and "
@@ -34,7 +35,7 @@ def add_parser(sub) -> None:
                         "share of seconds; seconds = intercept + their sum)")
     add_pipeline_options(p)
     add_job_options(p)
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

@@ -1,12 +1,13 @@
 """`peet-fast synth`: synthetic (MO, TRG) pairs."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from peet_fast.io import InputError, check_output
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "synth", help="synthetic (MO, TRG) pairs: GEC errors injected into clean sentences",
         description="Make realistic synthetic (MO, TRG) pairs from clean pre-tokenised sentences: TRG is the sentence, "
@@ -20,7 +21,7 @@ def add_parser(sub) -> None:
                    help="per-sentence probability of each error kind, e.g. 'det=0.3,spelling=0' or 'all=0,prep=1' "
                         "(unnamed kinds keep their defaults)")
     p.add_argument("--out", required=True, metavar="FILE", help="output .tsv, .jsonl or .parquet (id, mo, trg)")
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:

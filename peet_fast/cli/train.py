@@ -1,6 +1,7 @@
 """`peet-fast train`: fit a PEET model on time-annotated pairs."""
 from __future__ import annotations
 
+import argparse
 import sys
 
 from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
@@ -32,7 +33,7 @@ def _train_options(args) -> dict:
     return {"type": "svr", "kernel": "linear", "C": c, "epsilon": eps}
 
 
-def add_parser(sub) -> None:
+def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "train", help="fit a PEET model on time-annotated pairs (the published protocol) and write it as JSON",
         description="Fit a linear post-editing-time model. Protocol: drop rows with time > --max-time (250 s); merge "
@@ -62,7 +63,7 @@ def add_parser(sub) -> None:
     p.add_argument("--out", required=True, metavar="MODEL.json", help="the JSON model to write")
     add_data_columns(p)
     add_pipeline_options(p)
-    p.set_defaults(func=run)
+    return p
 
 
 def run(args) -> int:
