@@ -7,6 +7,7 @@ from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport uint64_t, int32_t
 from libcpp.vector cimport vector
 from libcpp.algorithm cimport sort
+from peet_fast._ext.hashing cimport mix64
 
 cdef extern from *:
     """
@@ -28,13 +29,6 @@ from peet_fast._ext.tokens cimport (Sent, TokView, v_orth, v_lower, v_lemma, ind
 
 cdef inline bint _open_pos(int p) noexcept nogil:
     return p == POS_ADJ or p == POS_ADV or p == POS_NOUN or p == POS_VERB
-
-
-cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
-    """splitmix64's finaliser: a second, nonlinear checksum of a window of token ids."""
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL
-    return x ^ (x >> 31)
 
 
 # RATIO[total * 129 + dist] = dist / total, for total <= 128 (both tokens of at most 64 characters): the same IEEE
@@ -173,11 +167,11 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                 po[0] = 0; po[n + 1] = 0
                 for i in range(n):
                     po[i + 1] = po[i] + v_lower(orig, i)
-                    po[n + 2 + i] = po[n + 1 + i] + _mix(v_lower(orig, i))
+                    po[n + 2 + i] = po[n + 1 + i] + mix64(v_lower(orig, i))
                 pc[0] = 0; pc[m + 1] = 0
                 for j in range(m):
                     pc[j + 1] = pc[j] + v_lower(cor, j)
-                    pc[m + 2 + j] = pc[m + 1 + j] + _mix(v_lower(cor, j))
+                    pc[m + 2 + j] = pc[m + 1 + j] + mix64(v_lower(cor, j))
             for j in range(w):
                 run[j] = 0
             for i in range(n + 1):

@@ -16,6 +16,7 @@ readings; plus the confusion set as (key char, member char) pairs and the merger
 from libc.stdint cimport uint64_t, uint32_t, int32_t, uint8_t
 from libcpp.vector cimport vector
 from libcpp.unordered_set cimport unordered_set
+from peet_fast._ext.hashing cimport mix64
 
 cdef enum:
     OP_M = 0
@@ -103,13 +104,6 @@ cdef inline int _slot(int32_t cp, int mask) noexcept nogil:
     return <int>((<uint32_t>cp * 2654435761U) >> 12) & mask
 
 
-cdef inline uint64_t _mix(uint64_t x) noexcept nogil:
-    """splitmix64's finaliser: a token id's random value for the multiset hashes."""
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL
-    return x ^ (x >> 31)
-
-
 cdef bint _same(vector[Op]& a, vector[Op]& b) noexcept nogil:
     cdef size_t x
     if a.size() != b.size():
@@ -179,7 +173,7 @@ cdef class ZhCore:
         self.cf_mask.push_back(size - 1 if members else -1)
         self.cf_off.push_back(<int32_t>self.cf.size())
         self.counts.push_back(0)
-        self.rnd.push_back(_mix(<uint64_t>tid + 0x9e3779b97f4a7c15ULL))
+        self.rnd.push_back(mix64(<uint64_t>tid + 0x9e3779b97f4a7c15ULL))
         return tid
 
     def add_confusion(self, int key, int member) -> None:
