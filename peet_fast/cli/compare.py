@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
 from peet_fast.io import InputError, check_output, read_parallel, write_json
 
 
@@ -26,9 +26,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--para", action="store_true",
                    help="--lang zh: --hyp and --ref are ChERRANT parallel files (id<TAB>source<TAB>target...;\n"
                         "any number of references per line), annotated here")
-    p.add_argument("--lang", choices=["en", "zh"], default="en",
-                   help="en: errant_compare (default); zh: ChERRANT (spaces removed from corrections, NA sentences "
-                        "skipped; with --src, char-level ChERRANT annotation)")
+    add_lang_option(p, "en: errant_compare (default); zh: ChERRANT (spaces removed from corrections, NA sentences "
+                       "skipped; with --src, char-level ChERRANT annotation)")
     modes = p.add_mutually_exclusive_group()
     modes.add_argument("--mode", choices=["cs", "cse", "ds", "dt"], dest="mode",
                        help="cs: span correction (default); cse: span correction + type;\n"

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
 from peet_fast.io import InputError, atomic_write, check_output, read_parallel
 
 
@@ -21,7 +21,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--src", required=True, metavar="SRC", help="the source text, one sentence per line")
     p.add_argument("--hyp", required=True, nargs="+", metavar="HYP", help="two or more system outputs, line-aligned")
     p.add_argument("--out", required=True, metavar="FILE", help="the ensembled sentences")
-    p.add_argument("--lang", choices=["en", "zh"], default="en", help="en (default) or zh")
+    add_lang_option(p, "en (default) or zh")
     p.add_argument("--min-votes", type=int, metavar="K", help="votes to keep an edit (default: N // 2 + 1)")
     p.add_argument("--min-votes-relaxed", type=int, metavar="K",
                    help="votes to keep a word-order or spelling edit (default: max(1, ceil(N/2 - 1)));\n"

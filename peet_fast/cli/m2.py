@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import Progress, add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import Progress, add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
 from peet_fast.io import InputError, atomic_write, check_output, read_parallel
 
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
@@ -30,8 +30,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "all-equal: merge adjacent same-type non-matches: MSSDI -> M, SS, D, I")
     add_pipeline_options(p)
     zh = p.add_argument_group("Chinese (--lang zh): ChERRANT's char-level M2 (MuCGEC)")
-    zh.add_argument("--lang", choices=["en", "zh"], default="en",
-                    help="en: ERRANT (default); zh: ChERRANT's char granularity, its M2 layout (T<k>-A<j> lines)")
+    add_lang_option(zh, "en: ERRANT (default); zh: ChERRANT's char granularity, its M2 layout (T<k>-A<j> lines)")
     zh.add_argument("-para", metavar="FILE", help="zh: ChERRANT's parallel file 'id<TAB>source<TAB>target1<TAB>...' "
                                                   "(any number of targets per line), instead of -orig/-cor")
     zh.add_argument("-s", "--strategy", choices=["all", "first"], default="all",
