@@ -269,7 +269,7 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
                  batch_rows: int = 1 << 16) -> tuple[int, float]:
     """Stream a features file (Parquet, memory-mapped Arrow IPC, or a featurize job's directory) through the model,
     one record batch at a time, NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given.
-    Returns (rows, sum of seconds)."""
+    Returns (rows, sum of seconds); a table with no rows is refused (InputError, nothing written)."""
     import pyarrow as pa
 
     from peet_fast.formats.pairs import TableWriter, iter_table_batches
@@ -311,6 +311,8 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
                 writer.write(pa.RecordBatch.from_arrays([sent, pa.array(y)], schema=out_schema))
             n += len(y)
             total += float(y.sum())
+        if n == 0:
+            raise InputError(path, "no rows (the table is empty)")
     except BaseException as exc:
         if writer is not None:
             writer.__exit__(type(exc), exc, exc.__traceback__)

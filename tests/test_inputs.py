@@ -16,6 +16,7 @@ import pytest
 from conftest import FIXTURES, SPACY_MODEL
 
 from peet_fast.cli import main
+from peet_fast.en.features import feature_table_schema
 from peet_fast.io import UTF8_BOM
 from peet_fast.model import PUBLISHED
 
@@ -115,14 +116,20 @@ def test_a_byte_order_mark_changes_nothing(tmp_path, capsys, case):
         assert got == results[None], marked
 
 
-def parquet(rows: int = 0, columns=("mo", "trg", "time")) -> bytes:
-    table = pa.table({c: pa.array(["x"] * rows if c != "time" else [1.0] * rows) for c in columns})
+def parquet_bytes(table) -> bytes:
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
     return sink.getvalue().to_pybytes()
 
 
-E, H, R = "{d}/e.txt", "{d}/h.txt", "{d}/r.txt"
+def parquet() -> bytes:
+    """An empty table of time-annotated pairs."""
+    return parquet_bytes(pa.table({"mo": pa.array([], pa.string()), "trg": pa.array([], pa.string()),
+                                   "time": pa.array([], pa.float64())}))
+
+
+E = "{d}/e.txt"
+FEATURES = parquet_bytes(feature_table_schema("small").empty_table())
 TEXT_EMPTY = {"e.txt": b"", "h.txt": lines(MO)}
 # (command line, inputs, the file the message names)
 EMPTY_CASES = {
@@ -154,6 +161,8 @@ EMPTY_CASES = {
     "ensemble": (["ensemble", "--src", E, "--hyp", E, E, "--out", "{d}/o.txt", *SPACY], TEXT_EMPTY, "e.txt"),
     "excgec": (["excgec", "--hyp", "{d}/x.json", "--ref", "{d}/x.json", "--summary", "{d}/s.json",
                 "--no-correction"], {"x.json": b'{"samples": []}'}, "x.json"),
+    "predict": (["predict", "--features", "{d}/f.parquet", "--out", "{d}/p.parquet"], {"f.parquet": FEATURES},
+                "f.parquet"),
 }
 for _cmd in ("train", "explain"):
     _argv = (["train", "--features", "small", "--out", "{d}/m.json"] if _cmd == "train"
