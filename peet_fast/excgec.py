@@ -30,7 +30,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from peet_fast.io import InputError, open_input
+from peet_fast.io import InputError, read_bytes
 from peet_fast.languages import span_rules
 from peet_fast.metrics.overlap import pair_scores
 
@@ -66,19 +66,22 @@ class XSample:
 # --- reading and validation ---------------------------------------------------------------------------------------
 
 def read_excgec(path: str | os.PathLike) -> list[XSample]:
-    """Read and validate an EXCGEC file in either layout. Raises InputError naming the file and sample index."""
+    """Read and validate an EXCGEC file in either layout (UTF-8, a byte order mark at its start dropped). Raises
+    InputError naming the file and sample index, or the file when it holds no samples."""
     path = os.fspath(path)
-    with open_input(path) as fh:
-        data = fh.read()
+    data = read_bytes(path)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"invalid UTF-8 at byte {exc.start}") from None
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
-    return parse_excgec(obj, path)
+    samples = parse_excgec(obj, path)
+    if not samples:
+        raise InputError(path, "no samples")
+    return samples
 
 
 def parse_excgec(obj: Any, path: str = "<json>") -> list[XSample]:

@@ -1,13 +1,16 @@
 """The read stage's boundary: reading and validating input files, and writing outputs atomically.
 
 Lines are split as Python's text mode splits them (``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line), which is how
-errant reads its inputs, so line N here is line N there. Bad input raises InputError naming the file and line."""
+errant reads its inputs, so line N here is line N there. A UTF-8 byte order mark at the start of a file is accepted
+and dropped (UTF8_BOM: part of no line). Bad input raises InputError naming the file and line."""
 from __future__ import annotations
 
 import contextlib
 import os
 import tempfile
 from typing import BinaryIO, Iterator, Sequence
+
+UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class InputError(ValueError):
@@ -32,26 +35,39 @@ def open_input(path: str) -> BinaryIO:
         raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
 
 
-def read_text(path: str | os.PathLike, encoding: str = "utf-8", what: str = "") -> str:
-    """A whole text file decoded with encoding, line ends as in text mode (CRLF and CR read as LF), or InputError
-    naming the file (and the offending byte)."""
-    path = os.fspath(path)
-    with open_input(path) as fh:
-        data = fh.read()
-    try:
-        return data.decode(encoding).replace("\r\n", "\n").replace("\r", "\n")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"{what or 'invalid ' + encoding.upper()} ({exc.reason} at byte {exc.start})") from None
+def without_bom(data: bytes) -> bytes:
+    """data without a leading UTF-8 byte order mark."""
+    return data[len(UTF8_BOM):] if data.startswith(UTF8_BOM) else data
 
 
-def read_lines(path: str | os.PathLike) -> list[str]:
-    """All lines of a UTF-8 text file, without line ends. Refuses unreadable files, invalid UTF-8 and NUL bytes."""
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """A whole input file's bytes, without a leading UTF-8 byte order mark, or InputError saying why not."""
     path = os.fspath(path)
     with open_input(path) as fh:
         try:
             data = fh.read()
         except OSError as exc:
             raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+    return without_bom(data)
+
+
+def read_text(path: str | os.PathLike, encoding: str = "utf-8", what: str = "") -> str:
+    """A whole text file decoded with encoding, line ends as in text mode (CRLF and CR read as LF), or InputError
+    naming the file (and the offending byte). A UTF-8 byte order mark at its start is dropped."""
+    path = os.fspath(path)
+    with open_input(path) as fh:
+        data = fh.read()
+    try:
+        return data.decode(encoding).removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"{what or 'invalid ' + encoding.upper()} ({exc.reason} at byte {exc.start})") from None
+
+
+def read_lines(path: str | os.PathLike) -> list[str]:
+    """All lines of a UTF-8 text file, without line ends (a byte order mark at its start is part of no line).
+    Refuses unreadable files, invalid UTF-8 and NUL bytes."""
+    path = os.fspath(path)
+    data = read_bytes(path)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, nul))
@@ -78,13 +94,21 @@ def _line_of(data: bytes, pos: int) -> int:
 
 
 def read_parallel(paths: Sequence[str | os.PathLike]) -> list[list[str]]:
-    """Read several line-aligned files; refuses files whose line counts differ, naming each file and its count."""
+    """Read several line-aligned files; refuses files whose line counts differ, naming each file and its count, and
+    files with no lines (no_lines)."""
     texts = [read_lines(p) for p in paths]
     counts = {len(t) for t in texts}
     if len(counts) > 1:
         detail = ", ".join(f"{os.fspath(p)}: {len(t)} lines" for p, t in zip(paths, texts))
         raise InputError(os.fspath(paths[0]), f"parallel files differ in line count ({detail})")
+    if counts == {0}:
+        raise no_lines(paths)
     return texts
+
+
+def no_lines(paths: Sequence[str | os.PathLike]) -> InputError:
+    """The error for line-aligned text files with no lines (empty, or only a byte order mark), naming the first."""
+    return InputError(os.fspath(paths[0]), f"no sentences (the file{'s are' if len(paths) > 1 else ' is'} empty)")
 
 
 def check_output(path: str | os.PathLike | None) -> None:

@@ -1,9 +1,11 @@
 """The predict stage: the JSON model format, its validation, and a vectorized linear predictor.
 
-A model file is JSON only (never pickle: loading a pickle runs code). Format version 1:
+A model file is JSON only (never pickle: loading a pickle runs code; UTF-8, a byte order mark at its start dropped).
+Format version 1:
 
     {"format": "peet-fast-model", "format_version": 1, "name": str, "feature_set": "small"|"medium"|"large",
-     "features": [names, a subsequence of the set's canonical feature order], "coefficients": [numbers, one per feature],
+     "features": [names, a subsequence of the set's canonical feature order],
+     "coefficients": [numbers, one per feature],
      "intercept": number, "standardization": null | {"mean": [...], "scale": [...]}, "unit": "seconds",
      "estimator": {"type": "ridge"|"svr", ...} (optional), "provenance": str | object (optional),
      "source_mode": "mo-trg"|"src-mo-trg" (optional, default "mo-trg": which features the model reads, see
@@ -23,6 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES, feature_names
+from peet_fast.io import without_bom
 
 FORMAT = "peet-fast-model"
 FORMAT_VERSION = 1
@@ -245,7 +248,7 @@ def load_model(path: str | os.PathLike | None = None) -> Model:
     except OSError as exc:
         raise ModelError(f"{path}: cannot read model: {exc.strerror or exc}") from None
     try:
-        text = raw.decode("utf-8")
+        text = without_bom(raw).decode("utf-8")
     except UnicodeDecodeError:
         raise ModelError(f"{path}: not a JSON model file (not UTF-8 text)") from None
     try:
@@ -266,7 +269,7 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
                  batch_rows: int = 1 << 16) -> tuple[int, float]:
     """Stream a features file (Parquet, memory-mapped Arrow IPC, or a featurize job's directory) through the model,
     one record batch at a time, NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given.
-    Returns (rows, sum of seconds)."""
+    Returns (rows, sum of seconds); a table with no rows is refused (InputError, nothing written)."""
     import pyarrow as pa
 
     from peet_fast.formats.pairs import TableWriter, iter_table_batches
@@ -308,6 +311,8 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
                 writer.write(pa.RecordBatch.from_arrays([sent, pa.array(y)], schema=out_schema))
             n += len(y)
             total += float(y.sum())
+        if n == 0:
+            raise InputError(path, "no rows (the table is empty)")
     except BaseException as exc:
         if writer is not None:
             writer.__exit__(type(exc), exc, exc.__traceback__)

@@ -17,7 +17,7 @@ from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, open_input
+from peet_fast.io import InputError, read_bytes
 from peet_fast.metrics.stats import CI_LEVEL, bootstrap_means, correlations, paired_p_value, percentile_ci
 from peet_fast.metrics.wer import sentence_wer
 
@@ -34,10 +34,9 @@ def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] =
     Every row must name one of `systems` (the hyp file names without extension) or a name in `ignore` (those rows are
     skipped on request); an unknown or repeated system, a missing or non-finite score, or a malformed row raises
     InputError naming the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems."""
-    with open_input(path) as fh:
-        data = fh.read()
+    data = read_bytes(path)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(path, "invalid UTF-8") from None
     rows = csv.reader(io.StringIO(text, newline=""), strict=True)

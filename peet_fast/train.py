@@ -28,7 +28,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, without_bom
 from peet_fast.metrics.stats import pearson, spearman
 
 MAX_TIME = 250.0
@@ -85,14 +85,14 @@ def read_annotated(path: str, source_mode: str = "mo-trg", *, need_time: bool = 
                    trg: str = "trg", src: str = "src", time: str = "time") -> Annotated:
     """Read and validate time-annotated pairs from a .tsv (header line), .jsonl or .parquet file. Refuses, naming
     the file and line (or row): a missing mo/trg column, a missing time column (need_time) or src column
-    (src-mo-trg), and times that are missing, not numbers, not finite or negative."""
+    (src-mo-trg), a file with no rows, and times that are missing, not numbers, not finite or negative."""
     from peet_fast.formats.pairs import pair_format
-    from peet_fast.jobs.sources import plan, read_shard, table_source
+    from peet_fast.jobs.sources import no_rows, plan, read_shard, table_source
 
     path = os.fspath(path)
     kind = pair_format(path)
     source = table_source(path, mo, trg, id=None, extra=(time, src) if source_mode == "src-mo-trg" else (time,))
-    shards, _ = plan(source, 1 << 40)
+    shards, _ = plan(source, 1 << 40, allow_empty=True)     # the columns are checked first, then the rows
     mos: list = []
     trgs: list = []
     extra: dict = {time: [], src: []}
@@ -111,6 +111,8 @@ def read_annotated(path: str, source_mode: str = "mo-trg", *, need_time: bool = 
         if required and not present[c]:
             raise InputError(path, f"no {c!r} column" + (" (needed by --source src-mo-trg)" if c == src else ""),
                              1 if kind == "tsv" else None)
+    if not mos:
+        raise no_rows(path)
     times = None
     if present[time] and (need_time or any(v is not None for v in extra[time])):
         times = np.array([_parse_time(v, kind, path, k, time) for k, v in enumerate(extra[time])], dtype=np.float64)
@@ -132,7 +134,7 @@ def _columns_present(path: str, kind: str, columns: Sequence[str]) -> dict:
         names = pq.ParquetFile(path).schema_arrow.names
     else:
         with open(path, "rb") as fh:
-            names = fh.readline().decode("utf-8", "replace").rstrip("\r\n").split("\t")
+            names = without_bom(fh.readline()).decode("utf-8", "replace").rstrip("\r\n").split("\t")
     return {c: c in names for c in columns}
 
 

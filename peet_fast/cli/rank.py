@@ -49,8 +49,6 @@ def ranking_from_args(args):
     model = load_model(args.model)
     texts = read_parallel([*args.hyp, *args.ref])
     hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
-    if not refs[0]:
-        raise InputError(args.ref[0], "no sentences to score (the files are empty)")
     progress = Progress(len(refs[0]), args.command)
     ranking = rank_systems(load_annotator(args), model, args.hyp, hyps, refs, args.bootstrap, args.seed, human,
                            on_chunk=lambda ch: progress(ch.stop))

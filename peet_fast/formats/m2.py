@@ -36,8 +36,12 @@ class M2Block(NamedTuple):
 
 
 def read_m2(path: str) -> list[M2Block]:
-    """Read an M2 file strictly (UTF-8; see parse_m2). Raises InputError naming the file and line."""
-    return parse_m2(read_lines(path), str(path))
+    """Read an M2 file strictly (UTF-8, a byte order mark at its start dropped; see parse_m2). Raises InputError
+    naming the file and line, or the file when it holds no sentence block."""
+    blocks = parse_m2(read_lines(path), str(path))
+    if not blocks:
+        raise InputError(str(path), "no sentence blocks (the file is empty)")
+    return blocks
 
 
 def parse_m2(lines: Sequence[str], path: str = "<m2>") -> list[M2Block]:

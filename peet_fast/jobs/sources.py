@@ -3,8 +3,10 @@
 A source is either line-aligned text files (one sentence per line; several files read side by side, e.g. hypotheses
 and references) or one table of pairs: JSONL (one object per line), TSV (a header line naming the columns) or Parquet,
 with named columns (default `mo`, `trg`, optional `id`). Shards are ranges of rows [start, stop); a shard is read by
-byte offsets (text, JSONL, TSV) or row groups (Parquet), so a worker never reads the whole corpus. Errors name the
-file, the shard and the line or row."""
+byte offsets (text, JSONL, TSV) or row groups (Parquet), so a worker never reads the whole corpus. A UTF-8 byte order
+mark at the start of a file is part of no line (shard 0 starts after it; its digest covers it). A source without
+rows, and a TSV file whose header lacks a required column, are refused when planned. Errors name the file, the shard
+and the line or row."""
 from __future__ import annotations
 
 import hashlib
@@ -15,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from peet_fast.formats.pairs import pair_format
-from peet_fast.io import InputError, open_input
+from peet_fast.io import UTF8_BOM, InputError, no_lines, open_input, without_bom
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _BLOCK = 1 << 24
@@ -53,7 +55,8 @@ class Source:
 
 def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, int]:
     """Byte offsets of lines skip, skip+every, skip+2*every, ... (line ends as Python's text mode: \\n, \\r\\n, \\r),
-    the number of lines after the first `skip`, and the file size."""
+    the number of lines after the first `skip`, and the file size. A byte order mark at the start is part of no
+    line: the first line starts after it."""
     fh = open_input(path)
     starts: list[int] = []
     line = 0          # lines completed so far
@@ -61,6 +64,10 @@ def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, 
     pending_cr = False
     last_end = 0      # offset just past the last line end seen
     with fh:
+        if fh.read(len(UTF8_BOM)) == UTF8_BOM:
+            pos = last_end = len(UTF8_BOM)
+        else:
+            fh.seek(0)
         while True:
             block = fh.read(_BLOCK)
             if not block:
@@ -88,7 +95,8 @@ def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, 
 
 
 def _header_end(path: str) -> tuple[int, bytes]:
-    with open(path, "rb") as fh:
+    """The offset just past a TSV file's header line and the line's bytes (with a byte order mark, if any)."""
+    with open_input(path) as fh:
         head = fh.read(1 << 20)
     m = _EOL.search(head)
     if m is None:
@@ -96,9 +104,32 @@ def _header_end(path: str) -> tuple[int, bytes]:
     return m.end(), head[:m.start()]
 
 
-def plan(source: Source, shard_rows: int) -> tuple[list[Shard], int]:
+def _tsv_columns(source: Source, end: int, header: bytes) -> list[str]:
+    """The column names of a TSV source's header line (end, header: _header_end); refuses an empty file, a blank
+    header line and a header without the mo and trg columns (InputError at line 1)."""
+    path = source.paths[0]
+    text = without_bom(header).decode("utf-8", "replace")
+    if not text.strip():
+        if end == len(header) and not text:
+            raise InputError(path, "the file is empty: a TSV file starts with a header line naming its columns")
+        raise InputError(path, "the first line is blank: a TSV file starts with a header line naming its columns", 1)
+    names = text.split("\t")
+    missing = [c for c in (source.columns["mo"], source.columns["trg"]) if c not in names]
+    if missing:
+        raise InputError(path, f"missing column(s) {', '.join(missing)} in the header (columns: {names})", 1)
+    return names
+
+
+def no_rows(path: str) -> InputError:
+    """The error for a table of pairs (TSV, JSONL, Parquet) with no rows."""
+    return InputError(path, {"tsv": "no rows after the header line", "jsonl": "no rows (the file is empty)",
+                             "parquet": "no rows (the table is empty)"}[pair_format(path)])
+
+
+def plan(source: Source, shard_rows: int, *, allow_empty: bool = False) -> tuple[list[Shard], int]:
     """Shards of at most shard_rows rows covering the source; returns (shards, total rows). Refuses line-aligned
-    files whose line counts differ (naming every file and its count)."""
+    files whose line counts differ (naming every file and its count), a TSV header without the mo and trg columns,
+    and (unless allow_empty) a source with no rows."""
     if shard_rows < 1:
         raise ValueError("shard_rows must be >= 1")
     if source.kind == "text":
@@ -111,6 +142,8 @@ def plan(source: Source, shard_rows: int) -> tuple[list[Shard], int]:
             detail = ", ".join(f"{p}: {n} lines" for p, (_, n, _) in zip(source.paths, per_file))
             raise InputError(source.paths[0], f"parallel files differ in line count ({detail})")
         total = per_file[0][1] if per_file else 0
+        if total == 0 and not allow_empty:
+            raise no_lines(source.paths)
         shards = []
         for k in range(0, (total + shard_rows - 1) // shard_rows):
             offs = []
@@ -128,16 +161,22 @@ def plan(source: Source, shard_rows: int) -> tuple[list[Shard], int]:
         except Exception as exc:   # noqa: BLE001 - pyarrow raises several types for unreadable files
             raise InputError(path, f"cannot read as Parquet: {exc}") from None
         total = meta.num_rows
+        if total == 0 and not allow_empty:
+            raise no_rows(path)
         fp = source.fingerprint()      # row groups have no cheap byte ranges: a changed file redoes every shard
         shards = [Shard(k, a, min(total, a + shard_rows), (), fp) for k, a in enumerate(range(0, total, shard_rows))]
         return shards, total
     skip = 1 if kind == "tsv" else 0
+    if kind == "tsv":
+        end, header = _header_end(path)
+        _tsv_columns(source, end, header)
     starts, total, size = _line_starts(path, shard_rows, skip)
+    if total == 0 and not allow_empty:
+        raise no_rows(path)
     shards = [Shard(k, k * shard_rows, min(total, (k + 1) * shard_rows),
                     ((starts[k], starts[k + 1] if k + 1 < len(starts) else size),))
               for k in range((total + shard_rows - 1) // shard_rows)]
     if kind == "tsv":      # the header names the columns: part of every shard's input
-        end, header = _header_end(path)
         shards = [Shard(s.index, s.start, s.stop, s.offsets, hashlib.sha256(header).hexdigest()) for s in shards]
     return _with_digests(source.paths, shards), total
 
@@ -146,9 +185,12 @@ def _with_digests(paths: Sequence[str], shards: list[Shard]) -> list[Shard]:
     out = []
     handles = [open(p, "rb") for p in paths]
     try:
+        boms = [len(UTF8_BOM) if fh.read(len(UTF8_BOM)) == UTF8_BOM else 0 for fh in handles]
         for sh in shards:
             h = hashlib.sha256(sh.digest.encode())
-            for fh, (lo, hi) in zip(handles, sh.offsets):
+            for fh, bom, (lo, hi) in zip(handles, boms, sh.offsets):
+                if bom and lo == bom:         # shard 0 of a file with a byte order mark: its digest covers the mark
+                    lo = 0
                 fh.seek(lo)
                 left = hi - lo
                 while left > 0:
@@ -211,11 +253,7 @@ def read_shard(source: Source, shard: Shard) -> dict:
     lines = _decode_lines(path, shard, lo, hi, shard.start + 1 + skip)
     ids, mo, trg = [], [], []
     if kind == "tsv":
-        end, header = _header_end(path)
-        names = header.decode("utf-8", "replace").rstrip("\r").split("\t")
-        missing = [c for c in (c_mo, c_trg) if c not in names]
-        if missing:
-            raise InputError(path, f"missing column(s) {', '.join(missing)} in the header (columns: {names})", 1)
+        names = _tsv_columns(source, *_header_end(path))
         i_mo, i_trg = names.index(c_mo), names.index(c_trg)
         i_id = names.index(c_id) if c_id in names else None
         extra = {c: [] for c in source.extra if c in names}

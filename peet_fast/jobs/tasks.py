@@ -91,20 +91,14 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     if out_dir is None:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
-        if refs and not refs[0]:
-            raise InputError(ref_files[0], "no sentences to score (the files are empty)")
         annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size)
         on_chunk = None if progress is None else lambda ch: progress(ch.stop, len(refs[0]))
         return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk)
-    if all(os.path.isfile(f) and os.path.getsize(f) == 0 for f in [*hyp_files, *ref_files]):
-        raise InputError(ref_files[0], "no sentences to score (the files are empty)")
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
                    batch_size=batch_size, shard_rows=shard_rows,
                    extra={"contributions": True} if contributions else {})
     manifest = run_job(spec, out_dir, runner, None if progress is None else lambda done: progress(done, None))
-    if manifest.total == 0:
-        raise InputError(ref_files[0], "no sentences to score (the files are empty)")
     return score_summary(out_dir, names, hyp_files, manifest.total)
 
 
