@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 import pytest
-
 from conftest import FIXTURES, SPACY_MODEL
+
 from peet_fast.cli import main
 
 REPO = Path(__file__).resolve().parents[2]
