@@ -25,9 +25,10 @@ number of actors (one CPU each). Under `ray job submit` the job's own runtime_en
 from __future__ import annotations
 
 import contextlib
+import importlib
+import json
 import logging
 import os
-import pickle
 import re
 import site
 import tempfile
@@ -49,52 +50,56 @@ class RemoteTraceback(Exception):
         return "\n" + self.args[0]
 
 
-def pack_exception(exc: BaseException) -> bytes:
-    """exc and its formatted traceback as bytes for the driver (see unpack_exception). Exceptions whose pickled form
-    does not load (their args differ from their constructor's, as InputError's) travel as class, args and
-    attributes."""
-    tb = "".join(traceback.format_exception(exc))
+def exception_record(exc: BaseException) -> dict:
+    """exc as JSON-able data for the driver (see exception_from_record): its class, args and attributes (an OSError:
+    errno, strerror, filename) and its formatted traceback; only its class name and message where its data is not
+    JSON."""
+    rec = {"type": f"{type(exc).__module__}:{type(exc).__qualname__}", "args": list(exc.args),
+           "attrs": dict(vars(exc)), "traceback": "".join(traceback.format_exception(exc))}
+    if isinstance(exc, OSError):
+        rec["os"] = [exc.errno, exc.strerror, exc.filename]
     try:
-        blob = pickle.dumps(exc)
-        pickle.loads(blob)
-        return pickle.dumps(("pickle", blob, tb))
-    except Exception:   # noqa: BLE001
-        pass
-    try:
-        return pickle.dumps(("state", (type(exc), exc.args, dict(vars(exc))), tb))
-    except Exception:   # noqa: BLE001
-        return pickle.dumps(("text", f"{type(exc).__name__}: {exc}", tb))
+        json.dumps(rec)
+    except (TypeError, ValueError):
+        rec = {"type": None, "message": f"{type(exc).__name__}: {exc}", "traceback": rec["traceback"]}
+    return rec
 
 
-def unpack_exception(data: bytes) -> BaseException:
-    """The exception pack_exception packed, its remote traceback as __cause__."""
-    how, payload, tb = pickle.loads(data)
-    if how == "pickle":
-        exc = pickle.loads(payload)
-    elif how == "state":
-        cls, args, attrs = payload
-        exc = cls.__new__(cls)
-        exc.args = args
-        exc.__dict__.update(attrs)
+def exception_from_record(rec: dict) -> BaseException:
+    """The exception exception_record described (a WorkerError where its class is not an importable Exception), its
+    remote traceback as __cause__."""
+    cls = None
+    if rec["type"] is not None:
+        module, _, qualname = rec["type"].partition(":")
+        with contextlib.suppress(ImportError, AttributeError):
+            cls = importlib.import_module(module)
+            for part in qualname.split("."):
+                cls = getattr(cls, part)
+    if not (isinstance(cls, type) and issubclass(cls, Exception)):
+        exc: BaseException = WorkerError(rec.get("message") or f"{rec['type']}: {rec.get('args')}")
+    elif "os" in rec:
+        exc = cls(*rec["os"])
     else:
-        exc = WorkerError(payload)
-    exc.__cause__ = RemoteTraceback(tb)
+        exc = cls.__new__(cls)
+        exc.args = tuple(rec["args"])
+        exc.__dict__.update(rec["attrs"])
+    exc.__cause__ = RemoteTraceback(rec["traceback"])
     return exc
 
 
 class _ShardWorker:
-    """A Ray Data actor: loads the pipeline once, then computes shards. Returns each shard's manifest entry, or the
-    exception that its constructor or the shard raised, pickled (one `result` per shard)."""
+    """A Ray Data actor: loads the pipeline once, then computes shards. Returns for each shard a JSON `result`: its
+    manifest entry, or the exception that the constructor or the shard raised (exception_record)."""
 
     def __init__(self, spec: JobSpec, out_dir: str, cwd: str):
         self.out_dir = out_dir
-        self.failure: bytes | None = None
+        self.failure: str | None = None
         with contextlib.suppress(OSError):
             os.chdir(cwd)          # absent on another node: relative inputs are then not found, and say so
         try:
             self.state = WorkerState(spec)
         except Exception as exc:   # noqa: BLE001 -- every failure goes back to the driver, which raises it
-            self.failure = pack_exception(exc)
+            self.failure = json.dumps({"error": exception_record(exc)})
 
     def __call__(self, batch: dict) -> dict:
         results = []
@@ -107,9 +112,9 @@ class _ShardWorker:
             try:
                 entry = run_shard(self.state, shard, self.out_dir)
             except Exception as exc:   # noqa: BLE001
-                results.append(pack_exception(exc))
+                results.append(json.dumps({"error": exception_record(exc)}))
                 continue
-            results.append(pickle.dumps(("entry", {key: entry[key] for key in _ENTRY_KEYS}, "")))
+            results.append(json.dumps({"entry": {key: entry[key] for key in _ENTRY_KEYS}}))
         return {"result": results}
 
 
@@ -194,10 +199,10 @@ class RayRunner:
         rows = iter(results.iter_rows())
         try:
             for row in _rows_or_failure(rows):
-                how, payload, _ = pickle.loads(row["result"])
-                if how != "entry":
-                    raise _as_driver_error(unpack_exception(row["result"]), out_dir)
-                on_done(payload)
+                result = json.loads(row["result"])
+                if "error" in result:
+                    raise _as_driver_error(exception_from_record(result["error"]), out_dir)
+                on_done(result["entry"])
         finally:
             close = getattr(rows, "close", None)
             if close is not None:
