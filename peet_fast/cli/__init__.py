@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+import traceback
 
 from peet_fast import __version__
-from peet_fast.en.features import FeatureError
-from peet_fast.en.parse import PipelineError
-from peet_fast.io import InputError
-from peet_fast.model import ModelError
+from peet_fast.cli._common import add_debug_option, error_line
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
             "report", "excgec")
@@ -25,7 +23,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     for name in COMMANDS:
         command = importlib.import_module(f"peet_fast.cli.{name}")
-        command.add_parser(sub).set_defaults(func=command.run)
+        p = command.add_parser(sub)
+        add_debug_option(p)
+        p.set_defaults(func=command.run)
     return parser
 
 
@@ -34,9 +34,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except (InputError, PipelineError, ModelError, FeatureError) as exc:
-        print(f"peet-fast {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+    except Exception as exc:
+        handled = error_line(exc)
+        if handled is None:
+            raise                     # a bug: its traceback
+        status, message = handled
+        if args.debug:
+            traceback.print_exception(exc)
+        else:
+            print(f"peet-fast {args.command}: error: {message}", file=sys.stderr)
+        return status
     except KeyboardInterrupt:
         print(f"peet-fast {args.command}: interrupted; no output written", file=sys.stderr)
         return 130

@@ -6,7 +6,13 @@ import contextlib
 import sys
 import time
 
+from peet_fast.en.features import FeatureError
+from peet_fast.en.parse import PipelineError
 from peet_fast.io import InputError
+from peet_fast.model import ModelError
+
+# errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
+USER_ERRORS = (InputError, PipelineError, ModelError, FeatureError)
 
 
 class Progress:
@@ -33,6 +39,26 @@ class Progress:
     def close(self) -> None:
         if self.shown:
             sys.stderr.write("\n")
+
+
+def add_debug_option(p) -> None:
+    p.add_argument("--debug", action="store_true",
+                   help="on an error, show its traceback (a Ray worker's included) instead of one line")
+
+
+def error_line(exc: Exception) -> tuple[int, str] | None:
+    """The exit status and one-line message of an error we understand: 2 for bad input (USER_ERRORS), 1 for an
+    environment fault (an OSError such as a full disk or a denied permission, a failed Ray worker or cluster); None
+    for any other exception (a bug, shown with its traceback)."""
+    if isinstance(exc, USER_ERRORS):
+        return 2, str(exc)
+    if isinstance(exc, OSError):
+        what = exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        return 1, f"{exc.filename}: {what}" if exc.filename else what
+    shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
+    if shards is not None and isinstance(exc, shards.WorkerError):
+        return 1, str(exc)
+    return None
 
 
 def add_zh_resources(p, when: str) -> None:

@@ -15,11 +15,11 @@ import re
 from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.ray import RayRunner
-from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, run_job
+from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, WorkerError, run_job
 from peet_fast.jobs.sources import table_source, text_source
 
-__all__ = ["DEFAULT_SHARD_ROWS", "JobOptionError", "JobSpec", "LocalRunner", "RayRunner", "Runner", "run_job",
-           "runner_for", "shard_paths", "table_source", "text_source"]
+__all__ = ["DEFAULT_SHARD_ROWS", "JobOptionError", "JobSpec", "LocalRunner", "RayRunner", "Runner", "WorkerError",
+           "run_job", "runner_for", "shard_paths", "table_source", "text_source"]
 
 _RAY_ADDRESS = re.compile(r"auto|local|ray://[^\s/]+|[^\s/]+:\d+")
 

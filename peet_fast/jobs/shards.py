@@ -33,6 +33,11 @@ class JobOptionError(InputError):
         super().__init__(option, message)
 
 
+class WorkerError(RuntimeError):
+    """The machinery that runs shards failed (a Ray worker that cannot start, a lost node or cluster): an environment
+    fault, not bad input; str() is one line naming the cause."""
+
+
 def check_at_least_one(**options: int) -> None:
     """Refuse any of the given counts (shard_rows=..., batch_size=...) that is below 1."""
     for name, value in options.items():
@@ -103,10 +108,14 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
     path = os.path.join(out_dir, shard_file(shard.index))
-    with atomic_write(path, "wb") as fh:
-        pq.write_table(table, fh, compression="zstd")
+    try:
+        with atomic_write(path, "wb") as fh:
+            pq.write_table(table, fh, compression="zstd")
+        sha256 = file_sha256(path)
+    except OSError as exc:        # disk full, permission: name the directory and the shard
+        raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc
     return {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
-            "rows": table.num_rows, "sha256": file_sha256(path), "input": shard.digest}
+            "rows": table.num_rows, "sha256": sha256, "input": shard.digest}
 
 
 class Manifest:
@@ -156,9 +165,12 @@ class Manifest:
              "total_rows": self.total, "shard_rows": self.spec.shard_rows, "shards_total": self.n_shards,
              "complete": len(self.done) == self.n_shards,
              "shards": [self.done[k] for k in sorted(self.done)]}
-        with atomic_write(self.path) as fh:
-            json.dump(d, fh, indent=1)
-            fh.write("\n")
+        try:
+            with atomic_write(self.path) as fh:
+                json.dump(d, fh, indent=1)
+                fh.write("\n")
+        except OSError as exc:        # disk full, permission: name the manifest
+            raise OSError(exc.errno, exc.strerror or str(exc), self.path) from exc
 
 
 class Runner(Protocol):
