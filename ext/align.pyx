@@ -23,8 +23,8 @@ cdef extern from *:
     """
     uint64_t* peet_zero_tables(size_t words) except + nogil
 
+from peet_fast._ext.chardist cimport popcount64, low_bits
 from peet_fast._ext.tokens cimport (Sent, TokView, v_orth, v_lower, v_lemma, indel_normalized_distance,
-                                     popcount64, low_bits,
                                      POS_ADJ, POS_ADV, POS_NOUN, POS_VERB)
 
 cdef inline bint _open_pos(int p) noexcept nogil:

@@ -3,7 +3,7 @@
 
 Every rule, in errant's order, with the same string tests; the resources (Hunspell GB word list, PTB->UD tag map,
 Lancaster stemmer) are errant's own, handed in once by configure()."""
-from libc.stdlib cimport malloc, free
+from peet_fast._ext.chardist cimport levenshtein_str
 from peet_fast._ext.tokens cimport Sent, v_lower, v_lemma, F_TAG_POS, F_ALPHA, POS_PART
 
 cdef object _spell = None      # set of words
@@ -41,37 +41,13 @@ cdef str _stemmed(str word):
     return s
 
 
-cdef double lev_normalized_similarity(str a, str b):
+cdef double lev_normalized_similarity(str a, str b) except? -1.0:
     """rapidfuzz Levenshtein.normalized_similarity (unit weights): 1 - dist / max(len(a), len(b))."""
-    cdef Py_ssize_t la = len(a), lb = len(b), x, y, maximum
-    cdef Py_ssize_t* row
-    cdef Py_ssize_t prev_diag, tmp, v
-    cdef Py_UCS4 ca
-    maximum = la if la > lb else lb
+    cdef Py_ssize_t la = len(a), lb = len(b)
+    cdef Py_ssize_t maximum = la if la > lb else lb
     if maximum == 0:
         return 1.0
-    row = <Py_ssize_t*>malloc((lb + 1) * sizeof(Py_ssize_t))
-    if row == NULL:
-        raise MemoryError()
-    for y in range(lb + 1):
-        row[y] = y
-    for x in range(la):
-        ca = a[x]
-        prev_diag = row[0]
-        row[0] = x + 1
-        for y in range(1, lb + 1):
-            tmp = row[y]
-            if ca == b[y - 1]:
-                v = prev_diag
-            else:
-                v = prev_diag + 1
-                if row[y] + 1 < v: v = row[y] + 1
-                if row[y - 1] + 1 < v: v = row[y - 1] + 1
-            row[y] = v
-            prev_diag = tmp
-    v = row[lb]
-    free(row)
-    return 1.0 - <double>v / <double>maximum
+    return 1.0 - <double>levenshtein_str(a, b) / <double>maximum
 
 
 def levenshtein_normalized_similarity(str a, str b):

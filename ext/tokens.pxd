@@ -61,19 +61,4 @@ cdef class Sent:
     cdef str span_text(self, Py_ssize_t start, Py_ssize_t end)
     cdef str span_join(self, Py_ssize_t start, Py_ssize_t end)
 
-cdef extern from *:
-    """
-    static inline int popcount64(unsigned long long x) {
-        /* SWAR popcount: portable, and no libgcc call where the popcnt instruction is not enabled */
-        x = x - ((x >> 1) & 0x5555555555555555ULL);
-        x = (x & 0x3333333333333333ULL) + ((x >> 2) & 0x3333333333333333ULL);
-        x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0fULL;
-        return (int)((x * 0x0101010101010101ULL) >> 56);
-    }
-    static inline unsigned long long low_bits(int n) { return n >= 64 ? ~0ULL : ((1ULL << n) - 1ULL); }
-    """
-    int popcount64(uint64_t x) noexcept nogil
-    uint64_t low_bits(int n) noexcept nogil
-
-cdef int lcs_length(const int32_t* a, int la, const int32_t* b, int lb) noexcept nogil
 cdef double indel_normalized_distance(const TokView* s1, Py_ssize_t i, const TokView* s2, Py_ssize_t j) noexcept nogil

@@ -4,9 +4,9 @@ import string
 
 import numpy as np
 cimport numpy as cnp
-from libc.stdlib cimport calloc, free, abort
 from libc.stdint cimport uint64_t, int32_t, int64_t, uint8_t
 cimport cython
+from peet_fast._ext.chardist cimport lcs_length
 
 cnp.import_array()
 
@@ -106,46 +106,6 @@ cdef class Sent:
 
     def text_of(self, Py_ssize_t start, Py_ssize_t end):
         return self.span_text(start, end)
-
-
-cdef int lcs_length(const int32_t* a, int la, const int32_t* b, int lb) noexcept nogil:
-    """Length of the longest common subsequence of two code-point strings.
-
-    Bit-parallel (Hyyro 2004) when the shorter string fits in 64 bits, else a one-row dynamic programme."""
-    cdef uint64_t V, U, M
-    cdef int x, y, prev_diag, tmp, best
-    cdef int32_t c
-    cdef int* row
-    if la > lb:
-        return lcs_length(b, lb, a, la)
-    if la == 0:
-        return 0
-    if la <= 64:
-        V = ~(<uint64_t>0)
-        for y in range(lb):
-            c = b[y]
-            M = 0
-            for x in range(la):
-                M |= (<uint64_t>(a[x] == c)) << x
-            U = V & M
-            V = (V + U) | (V - U)
-        return la - popcount64(V & low_bits(la))
-    row = <int*>calloc(lb + 1, sizeof(int))
-    if row == NULL:
-        abort()
-    for x in range(la):
-        c = a[x]
-        prev_diag = 0
-        for y in range(1, lb + 1):
-            tmp = row[y]
-            if c == b[y - 1]:
-                row[y] = prev_diag + 1
-            elif row[y - 1] > row[y]:
-                row[y] = row[y - 1]
-            prev_diag = tmp
-    best = row[lb]
-    free(row)
-    return best
 
 
 cdef double indel_normalized_distance(const TokView* s1, Py_ssize_t i, const TokView* s2, Py_ssize_t j) noexcept nogil:

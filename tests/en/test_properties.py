@@ -237,7 +237,7 @@ token_text = st.one_of(
     st.text(max_size=20),                                                  # arbitrary unicode, including empty
     st.text(alphabet="aAbB\u00e9\u00c9\U0001F600\U0001D400-'", max_size=12),     # small alphabet: long common subsequences
     st.text(alphabet=st.characters(min_codepoint=0x10000), max_size=8),    # non-BMP only
-    st.text(alphabet="abc\U0001F600", min_size=100, max_size=300),         # long (heap row in the kernel)
+    st.text(alphabet="abc\U0001F600", min_size=100, max_size=300),         # long (several 64-bit words)
     st.text(alphabet="ab\u00e9", min_size=60, max_size=70),                # around the 64-character word size
 )
 
