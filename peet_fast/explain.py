@@ -12,7 +12,7 @@ Per-sentence contributions (coefficient x feature, Model.contributions) are writ
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Callable, Sequence
 
 import numpy as np
 
@@ -61,11 +61,11 @@ def format_terms(terms: Sequence[Term]) -> str:
     return "\n".join(lines)
 
 
-def std_from_data(model: Model, path: str, annotator, *, mo: str = "mo", trg: str = "trg", src: str = "src",
-                  time: str = "time") -> tuple[np.ndarray, int]:
+def std_from_data(model: Model, path: str, load_annotator: Callable[[], object], *, mo: str = "mo", trg: str = "trg",
+                  src: str = "src", time: str = "time") -> tuple[np.ndarray, int]:
     """The standard deviation of each model feature on a data file, computed as at training time (with a time
-    column: after the same time filter and merging of duplicates), and the number of rows used. ``annotator`` is an
-    annotator or a function that returns one (called once the data has been read and checked)."""
+    column: after the same time filter and merging of duplicates), and the number of rows used. load_annotator is
+    called once the data has been read and checked (loading the pipeline is the slow part)."""
     from peet_fast import train as T
     from peet_fast.io import InputError
 
@@ -73,6 +73,5 @@ def std_from_data(model: Model, path: str, annotator, *, mo: str = "mo", trg: st
     prep = T.prepare(data, (model.training or {}).get("max_time", T.MAX_TIME))
     if not prep.mo:
         raise InputError(path, "no rows to compute standard deviations on")
-    cols = T.compute_features(annotator() if callable(annotator) else annotator, prep, model.feature_set,
-                              model.source_mode)
+    cols = T.compute_features(load_annotator(), prep, model.feature_set, model.source_mode)
     return T.feature_stats(T.feature_matrix(cols, model.features))[1], len(prep.mo)

@@ -14,6 +14,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from peet_fast.en.features import feature_names, featurize
+from peet_fast.io import InputError
 from peet_fast.model import Model, check_source_mode
 
 DEFAULT_CHUNK = 2048
@@ -40,6 +41,17 @@ class Chunk:
 def system_name(path: str) -> str:
     """A system's name: its file name without extension."""
     return os.path.splitext(os.path.basename(path))[0]
+
+
+def system_names(hyp_files: Sequence[str]) -> list[str]:
+    """The systems' names (system_name of each hypothesis file); refuses two files with the same name (InputError
+    naming the first of them)."""
+    names = [system_name(f) for f in hyp_files]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise InputError(hyp_files[names.index(dup[0])], f"two hypothesis files share the system name {dup[0]!r} "
+                                                         "(file name without extension)")
+    return names
 
 
 def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],

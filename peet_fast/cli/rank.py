@@ -32,13 +32,9 @@ def ranking_from_args(args):
     """The Ranking for a `rank`/`report` command line (inputs validated first)."""
     from peet_fast.model import load_model
     from peet_fast.rank import rank_systems, read_human_scores
-    from peet_fast.scoring import system_name
+    from peet_fast.scoring import system_names
 
-    names = [system_name(f) for f in args.hyp]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise InputError(args.hyp[names.index(dup[0])], f"two --hyp files share the system name {dup[0]!r} "
-                                                        "(file name without extension)")
+    names = system_names(args.hyp)
     if args.bootstrap < 1:
         raise InputError("--bootstrap", "must be at least 1")
     if args.seed < 0:

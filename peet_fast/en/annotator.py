@@ -146,10 +146,16 @@ class Annotator:
         todo = [k for k in range(len(origs)) if o_text[k] != cors[k]]
         sents, edits = self.annotate_raw([origs[k] for k in todo], [cors[k] for k in todo])
         found = dict(zip(todo, edits))
+        unparsed: dict = {}     # tokens of sentences that needed no parse, once per distinct text
         out = []
         for k, (orig, cor) in enumerate(zip(origs, cors)):
             o_sent = sents.get(parser.key(orig))
-            src = o_sent.text if o_sent is not None else parser.tokens(orig)
+            if o_sent is not None:
+                src = o_sent.text
+            else:
+                src = unparsed.get(orig)
+                if src is None:
+                    src = unparsed[orig] = parser.tokens(orig)
             pair = found.get(k)
             if pair is None:
                 out.append(Annotation(src, src, "noop", [[NOOP]]))

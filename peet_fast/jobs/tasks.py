@@ -19,7 +19,7 @@ from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
 from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
-from peet_fast.scoring import SystemScore, score_systems, system_mean, system_name
+from peet_fast.scoring import SystemScore, score_systems, system_mean, system_names
 
 # progress(rows done, total rows or None where not known in advance)
 ProgressFn = Callable[[int, "int | None"], None]
@@ -74,11 +74,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     this process; with it, a resumable sharded job whose per-sentence rows (system, sentence, reference, features,
     seconds, and with contributions each feature's share) are DIR/part-*.parquet, run on runner (default: this
     process)."""
-    names = [system_name(f) for f in hyp_files]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise InputError(hyp_files[names.index(dup[0])], f"two hypothesis files share the system name {dup[0]!r} "
-                                                         "(file name without extension)")
+    names = system_names(hyp_files)
     if out_dir is not None:
         check_job_dir(out_dir)
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
