@@ -76,6 +76,25 @@ def add_lang_option(p, help: str) -> None:
     p.add_argument("--lang", choices=LANGS, default="en", help=help)
 
 
+def add_system_inputs(p) -> None:
+    """-hyp/--hyp [NAME=]FILE ..., --names and -ref/--ref FILE ...: the systems to score and their references."""
+    p.add_argument("-hyp", "--hyp", required=True, nargs="+", metavar="[NAME=]FILE",
+                   help="system outputs, one sentence per line; a system is named NAME, or after its file (the file "
+                        "name without extension)")
+    p.add_argument("--names", nargs="+", metavar="NAME",
+                   help="the systems' names, one per --hyp file in order (then --hyp takes paths as they are, '=' "
+                        "included)")
+    p.add_argument("-ref", "--ref", required=True, nargs="+", metavar="FILE",
+                   help="references (post-edits), line-aligned")
+
+
+def hyp_systems(args) -> tuple[list[str], list[str]]:
+    """(names, paths) of --hyp [NAME=]FILE ... and --names (scoring.named_systems)."""
+    from peet_fast.scoring import named_systems
+
+    return named_systems(args.hyp, args.names)
+
+
 def add_tokenize_option(p) -> None:
     """-tok / --tokenize: English text is raw, not pre-tokenised: spaCy tokenises it (errant_parallel's -tok)."""
     p.add_argument("-tok", "--tokenize", dest="tok", action="store_true",

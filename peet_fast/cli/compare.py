@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
-from peet_fast.io import InputError, check_output, read_parallel, write_json
+from peet_fast.io import InputError, check_output, read_parallel, read_text, write_json
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -65,6 +65,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
     return p
 
 
+def m2_source_texts(path: str, blocks) -> list[str]:
+    """The sentence texts errant_compare -v shows for an M2 file's blocks: each block's text after its 'S ' up to
+    its first A line, cut as errant cuts it (blocks split at blank lines, so an 'S' line with nothing after it shows
+    its first edit line); the parsed source tokens where the file's blocks do not split that way."""
+    raw = read_text(path).strip().split("\n\n")
+    if len(raw) != len(blocks):
+        return [" ".join(b.source) for b in blocks]
+    return [block[2:].split("\nA")[0] for block in raw]
+
+
 def run(args) -> int:
     import math
 
@@ -102,7 +112,7 @@ def run(args) -> int:
         hyp, ref = C.sentences_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
     verbose = sources = None
     if args.verbose:
-        verbose, sources = sys.stdout, (src if text else [" ".join(b.source) for b in hyp_b])
+        verbose, sources = sys.stdout, (src if text else m2_source_texts(args.hyp, hyp_b))
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
                                 multi=args.multi, filt=args.filt, verbose=verbose, sources=sources)
     if args.summary:

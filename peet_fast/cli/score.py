@@ -8,6 +8,8 @@ from peet_fast.cli._common import (
     Progress,
     add_job_options,
     add_pipeline_options,
+    add_system_inputs,
+    hyp_systems,
     job_options,
     job_runner,
     model_summary,
@@ -23,8 +25,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "several references a sentence takes the minimum; a system's PEET is the mean over its sentences "
                     "(every line, empty ones included). Systems are ranked by PEET, ascending (less editing time is "
                     "better).")
-    p.add_argument("--hyp", required=True, nargs="+", metavar="FILE", help="system outputs, one sentence per line")
-    p.add_argument("--ref", required=True, nargs="+", metavar="FILE", help="references (post-edits), line-aligned")
+    add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--out", metavar="DIR",
                    help="run as a resumable sharded job: per-sentence results in DIR/part-*.parquet (one dataset: "
@@ -43,14 +44,15 @@ def run(args) -> int:
     from peet_fast.model import load_model
     from peet_fast.scoring import rank
 
+    names, paths = hyp_systems(args)
     check_output(args.summary)
     runner = job_runner(args)
     model = load_model(args.model)
     progress = Progress(None, "score")
     with job_options():
-        scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions,
+        scores = score(paths, args.ref, model, args.out, contributions=args.contributions,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       runner=runner, progress=progress)
+                       runner=runner, progress=progress, names=names)
     progress.close()
     ranked = rank(scores)
     if args.summary:

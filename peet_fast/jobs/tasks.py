@@ -69,12 +69,12 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
           contributions: bool = False, spacy_model: str | None = None, batch_size: int = 256,
           shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
-          progress: ProgressFn | None = None) -> list[SystemScore]:
+          progress: ProgressFn | None = None, names: Sequence[str] | None = None) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. Without out_dir, computed in
     this process; with it, a resumable sharded job whose per-sentence rows (system, sentence, reference, features,
     seconds, and with contributions each feature's share) are DIR/part-*.parquet, run on runner (default: this
-    process)."""
-    names = system_names(hyp_files)
+    process). Systems are named `names` (one per file) or after their files."""
+    names = system_names(hyp_files, names)
     if out_dir is not None:
         check_job_dir(out_dir)
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
@@ -89,7 +89,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
         annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size)
         on_chunk = None if progress is None else lambda ch: progress(ch.stop, len(refs[0]))
-        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk)
+        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk, names=names)
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
                    batch_size=batch_size, shard_rows=shard_rows,
