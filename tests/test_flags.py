@@ -135,11 +135,12 @@ def test_m2_tokenize_spellings(capsys, tmp_path):
     assert texts[0].startswith("S He go home , yesterday .\n")       # spaCy split the punctuation off
 
 
-def test_m2_zh_chereant_spellings(capsys, tmp_path):
+def test_m2_zh_cherrant_spellings(capsys, tmp_path):
     para = tmp_path / "p.txt"
     para.write_text("1\t我喜欢吃平果。\t我喜欢吃苹果。\t我很喜欢吃苹果。\n2\t他們去學校。\t他们去学校。\n")
     outputs = []
-    for spelling in (["-para", para, "-out"], ["--para", para, "--out"], ["-f", para, "-o"], ["--file", para, "--output"]):
+    spellings = (["-para", para, "-out"], ["--para", para, "--out"], ["-f", para, "-o"], ["--file", para, "--output"])
+    for spelling in spellings:
         out = tmp_path / f"{len(outputs)}.m2"
         extra = (["-s", "first", "--no-t2s"], ["--strategy", "first", "--no_simplified"],
                  ["--multi_cheapest_strategy", "first", "--no-t2s"], ["-s", "first", "--no_simplified"])[len(outputs)]
@@ -195,7 +196,7 @@ def test_names_for_paths_with_equals_signs(capsys, tmp_path):
 @pytest.mark.parametrize("hyp_args,words", [
     (["--hyp", f"={SYSTEMS[0]}"], "empty name"),
     (["--hyp", f"a={SYSTEMS[0]}", f"a={SYSTEMS[1]}"], "two systems are named 'a'"),
-    (["--hyp", f"x=a=b"], "without '='"),
+    (["--hyp", "x=a=b"], "without '='"),
     (["--hyp", *SYSTEMS, "--names", "a", "b"], "gives 2 names for 3"),
     (["--hyp", f"a={SYSTEMS[0]}", "--names", "a"], "not NAME=PATH"),
     (["--hyp", *SYSTEMS[:2], "--names", "a", "a"], "two systems are named 'a'"),
