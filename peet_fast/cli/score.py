@@ -9,10 +9,12 @@ from peet_fast.cli._common import (
     add_job_options,
     add_pipeline_options,
     add_system_inputs,
+    add_tokenize_option,
     hyp_systems,
     job_options,
     job_runner,
     model_summary,
+    warn_if_untokenised,
 )
 from peet_fast.io import check_output, write_json
 
@@ -34,6 +36,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--contributions", action="store_true",
                    help="with --out: add a contrib:<feature> column per model feature (coefficient x feature, its "
                         "share of seconds; seconds = intercept + their sum)")
+    add_tokenize_option(p)
     add_pipeline_options(p)
     add_job_options(p)
     return p
@@ -48,11 +51,13 @@ def run(args) -> int:
     check_output(args.summary)
     runner = job_runner(args)
     model = load_model(args.model)
+    warn_if_untokenised(args, [*paths, *args.ref])
     progress = Progress(None, "score")
     with job_options():
         scores = score(paths, args.ref, model, args.out, contributions=args.contributions,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       runner=runner, progress=progress, names=names)
+                       runner=runner, progress=progress, names=names,
+                       tokenise=args.tok)
     progress.close()
     ranked = rank(scores)
     if args.summary:
