@@ -268,7 +268,8 @@ def check_source_mode(model: Model, mode: str, where: str) -> None:
 def predict_file(model: Model, features_path: str | os.PathLike, out_path: str | os.PathLike | None = None,
                  batch_rows: int = 1 << 16) -> tuple[int, float]:
     """Stream a features file (Parquet, memory-mapped Arrow IPC, or a featurize job's directory) through the model,
-    one record batch at a time, NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given.
+    one record batch at a time, NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given, with
+    the table's `id` column (a sharded featurize job's pair ids) between them when it has one.
     Returns (rows, sum of seconds); a table with no rows is refused (InputError, nothing written)."""
     import pyarrow as pa
 
@@ -288,9 +289,11 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
     missing = [f for f in model.features if f not in schema.names]
     if missing:
         raise InputError(path, f"features missing for model {model.name!r}: {', '.join(missing)}")
-    want = list(model.features) + (["sentence"] if "sentence" in schema.names and out_path else [])
-    _, batches = read_batches(path, columns=want, batch_rows=batch_rows)
-    out_schema = pa.schema([pa.field("sentence", pa.int64()), pa.field("seconds", pa.float64())])
+    keep = [c for c in ("sentence", "id") if c in schema.names] if out_path else []
+    _, batches = read_batches(path, columns=list(model.features) + keep, batch_rows=batch_rows)
+    fields = [pa.field("sentence", pa.int64())]
+    fields += [schema.field("id")] if "id" in keep else []
+    out_schema = pa.schema(fields + [pa.field("seconds", pa.float64())])
     n = 0
     total = 0.0
     writer = TableWriter(out_path, out_schema) if out_path else None
@@ -308,7 +311,8 @@ def predict_file(model: Model, features_path: str | os.PathLike, out_path: str |
             if writer is not None:
                 sent = (batch.column("sentence") if "sentence" in batch.schema.names
                         else pa.array(np.arange(n, n + len(y), dtype=np.int64)))
-                writer.write(pa.RecordBatch.from_arrays([sent, pa.array(y)], schema=out_schema))
+                ids = [batch.column("id")] if "id" in keep else []
+                writer.write(pa.RecordBatch.from_arrays([sent, *ids, pa.array(y)], schema=out_schema))
             n += len(y)
             total += float(y.sum())
         if n == 0:

@@ -13,7 +13,7 @@ import csv
 import io
 import math
 from dataclasses import dataclass, field
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
@@ -28,12 +28,25 @@ MIN_CORRELATION_SYSTEMS = 3
 
 # --- human scores --------------------------------------------------------------------------------------------------
 
-def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] = ()) -> dict[str, float]:
-    """A `system,score` CSV (header line required; higher is better) -> {system: score}.
+class HumanScores(NamedTuple):
+    """The human scores of the ranked systems, and the CSV's other systems, left out (`subset`)."""
+    scores: dict
+    skipped: list
 
-    Every row must name one of `systems` (the hyp file names without extension) or a name in `ignore` (those rows are
-    skipped on request); an unknown or repeated system, a missing or non-finite score, or a malformed row raises
-    InputError naming the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems."""
+
+def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] = ()) -> dict[str, float]:
+    """A `system,score` CSV (header line required; higher is better) -> {system: score} (read_human_csv, every
+    row naming one of `systems` or a name in `ignore`)."""
+    return read_human_csv(path, systems, ignore).scores
+
+
+def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = (), subset: bool = False) -> HumanScores:
+    """A `system,score` CSV (header line required; higher is better) -> HumanScores.
+
+    Rows naming a system in `ignore` are skipped on request. Rows naming none of `systems` (the ranked systems'
+    names) are listed in one InputError (file and the first such line) unless `subset`, which skips them and lists
+    them in .skipped. A repeated system, a missing or non-finite score, or a malformed row raises InputError naming
+    the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems."""
     data = read_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -41,13 +54,24 @@ def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] =
         raise InputError(path, "invalid UTF-8") from None
     rows = csv.reader(io.StringIO(text, newline=""), strict=True)
     try:
-        return _human_rows(path, rows, set(systems), set(ignore))
+        scores, unknown = _human_rows(path, rows, set(systems), set(ignore))
     except csv.Error as exc:
         raise InputError(path, f"malformed CSV: {exc}", line=rows.line_num) from None
+    if unknown and not subset:
+        listed = ", ".join(f"{name!r} (line {line})" for name, line in unknown)
+        raise InputError(path, f"unknown system{'s' if len(unknown) > 1 else ''} {listed}: not among the ranked "
+                               f"systems ({', '.join(sorted(systems))}); leave out such rows with --human-subset, or "
+                               "name them with --human-ignore", line=unknown[0][1])
+    if len(scores) < MIN_CORRELATION_SYSTEMS:
+        raise InputError(path, f"a correlation needs at least {MIN_CORRELATION_SYSTEMS} ranked systems with a human "
+                               f"score; this file scores {len(scores)}")
+    return HumanScores(scores, [name for name, _ in unknown])
 
 
-def _human_rows(path: str, rows, known: set, skip: set) -> dict[str, float]:
+def _human_rows(path: str, rows, known: set, skip: set) -> tuple[dict[str, float], list[tuple[str, int]]]:
+    """({ranked system: score}, [(unknown name, line)]) of the CSV rows after the header."""
     scores: dict[str, float] = {}
+    unknown: list[tuple[str, int]] = []
     header = next(rows, None)
     if header is None or [h.strip().lower() for h in header] != ["system", "score"]:
         raise InputError(path, f"the header must be 'system,score', got {','.join(header or [])!r}", line=1)
@@ -60,10 +84,7 @@ def _human_rows(path: str, rows, known: set, skip: set) -> dict[str, float]:
         name, value = row[0].strip(), row[1].strip()
         if name in skip:
             continue
-        if name not in known:
-            raise InputError(path, f"unknown system {name!r}: not one of the --hyp systems "
-                                   f"({', '.join(sorted(known))}); skip it with --human-ignore {name}", line=line)
-        if name in scores:
+        if name in scores or name in (u for u, _ in unknown):
             raise InputError(path, f"system {name!r} appears twice", line=line)
         try:
             score = float(value)
@@ -71,11 +92,11 @@ def _human_rows(path: str, rows, known: set, skip: set) -> dict[str, float]:
             raise InputError(path, f"score {value!r} is not a number", line=line) from None
         if not math.isfinite(score):
             raise InputError(path, f"score {value!r} is not finite", line=line)
-        scores[name] = score
-    if len(scores) < MIN_CORRELATION_SYSTEMS:
-        raise InputError(path, f"a correlation needs at least {MIN_CORRELATION_SYSTEMS} --hyp systems with a human "
-                               f"score; this file scores {len(scores)}")
-    return scores
+        if name in known:
+            scores[name] = score
+        else:
+            unknown.append((name, line))
+    return scores, unknown
 
 
 # --- the ranking ---------------------------------------------------------------------------------------------------
@@ -129,11 +150,12 @@ def _json_safe(x):
 def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
                  refs: Sequence[Sequence[str]], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  human: Mapping[str, float] | None = None,
-                 on_chunk: Callable | None = None, timings: dict | None = None) -> Ranking:
+                 on_chunk: Callable | None = None, timings: dict | None = None,
+                 names: Sequence[str] | None = None) -> Ranking:
     """Score every system (the `score` path: one annotation batch per chunk for all systems x references), then
     bootstrap CIs, paired p-values of adjacent systems, WER and (with human scores) correlations. `timings`, when
     given, receives the seconds spent in each phase: "score", "wer", "bootstrap" (bootstrap, CIs, p-values,
-    correlations)."""
+    correlations). Systems are named `names` (one per file) or after their files."""
     import time
 
     from peet_fast.scoring import rank, score_systems
@@ -149,7 +171,7 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
             on_chunk(ch)
 
     t0 = time.perf_counter()
-    scores = score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=keep)
+    scores = score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=keep, names=names)
     seconds = np.concatenate(parts, axis=1)
     features = {k: np.concatenate(v, axis=1) for k, v in feats.items()}
     t1 = time.perf_counter()

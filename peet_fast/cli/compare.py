@@ -4,8 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
-from peet_fast.io import InputError, check_output, read_parallel, write_json
+from peet_fast.cli._common import (
+    add_lang_option,
+    add_pipeline_options,
+    add_tokenize_option,
+    add_zh_resources,
+    load_annotator,
+    warn_if_untokenised,
+)
+from peet_fast.io import InputError, check_output, read_parallel, read_text, write_json
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -17,10 +24,13 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "fewer FP, fewer FN, first in file order).\n"
                     "With --src, --hyp and --ref are plain text (one sentence per line, line-aligned with SRC)\n"
                     "and the edits are extracted here: English as `peet-fast m2` (errant_parallel), Chinese at\n"
-                    "character level as ChERRANT. With --para (Chinese), ChERRANT's parallel files.",
+                    "character level as ChERRANT. With --para (Chinese), ChERRANT's parallel files.\n"
+                    "errant_compare's single-dash flags (-hyp -ref -b -v -cs -cse -ds -dt -single -multi -filt\n"
+                    "-cat) and their double-dash spellings (--hyp --ref ...) are both accepted.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--hyp", required=True, metavar="HYP", help="hypothesis M2 file (with --src: hypothesis text)")
-    p.add_argument("--ref", required=True, nargs="+", metavar="REF",
+    p.add_argument("-hyp", "--hyp", required=True, metavar="HYP",
+                   help="hypothesis M2 file (with --src: hypothesis text)")
+    p.add_argument("-ref", "--ref", required=True, nargs="+", metavar="REF",
                    help="reference M2 file (with --src: one or more reference texts, annotators 0, 1, ...)")
     p.add_argument("--src", metavar="SRC", help="source text: --hyp/--ref are parallel text, not M2")
     p.add_argument("--para", action="store_true",
@@ -34,13 +44,16 @@ def add_parser(sub) -> argparse.ArgumentParser:
                             "ds: span detection; dt: token detection")
     for m, text in (("cs", "span-based correction (default)"), ("cse", "span-based correction + error type"),
                     ("ds", "span-based detection"), ("dt", "token-based detection")):
-        modes.add_argument("-" + m, action="store_const", const=m, dest="mode", help=f"= --mode {m}: {text}")
+        modes.add_argument("-" + m, "--" + m, action="store_const", const=m, dest="mode", help=f"= --mode {m}: {text}")
     p.add_argument("-b", "--beta", type=float, default=0.5, help="beta of the F-score (default 0.5)")
-    p.add_argument("-single", action="store_true", help="only single-token edits (0:1, 1:0, 1:1)")
-    p.add_argument("-multi", action="store_true", help="only multi-token edits (2+:n or n:2+)")
-    p.add_argument("-filt", nargs="+", default=[], metavar="TYPE", help="leave out these error types")
-    p.add_argument("-cat", type=int, choices=[1, 2, 3],
+    p.add_argument("-single", "--single", action="store_true", help="only single-token edits (0:1, 1:0, 1:1)")
+    p.add_argument("-multi", "--multi", action="store_true", help="only multi-token edits (2+:n or n:2+)")
+    p.add_argument("-filt", "--filt", nargs="+", default=[], metavar="TYPE", help="leave out these error types")
+    p.add_argument("-cat", "--cat", type=int, choices=[1, 2, 3],
                    help="print per-type scores: 1 operation (M/R/U), 2 main type (NOUN), 3 full type (R:NOUN)")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="errant_compare's verbose report: per sentence, every (hyp, ref) annotator pair's edits,\n"
+                        "local and running TP/FP/FN and P/R/F, and the pair chosen (before the totals)")
     p.add_argument("--alignments", choices=["pool", "separate"], default="pool",
                    help="ChERRANT's alternative alignments of one target (T<i>-A<j>):\n"
                         "pool: one candidate per annotator id, as the tools do (default);\n"
@@ -54,9 +67,20 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"TP", "FP", "FN", "P", "R", "F0.5", "per_type": {type: {...}}, ...} as JSON '
                         "(per_type at the -cat level, full types by default)")
+    add_tokenize_option(p)
     add_pipeline_options(p)
     p.set_defaults(mode="cs")
     return p
+
+
+def m2_source_texts(path: str, blocks) -> list[str]:
+    """The sentence texts errant_compare -v shows for an M2 file's blocks: each block's text after its 'S ' up to
+    its first A line, cut as errant cuts it (blocks split at blank lines, so an 'S' line with nothing after it shows
+    its first edit line); the parsed source tokens where the file's blocks do not split that way."""
+    raw = read_text(path).strip().split("\n\n")
+    if len(raw) != len(blocks):
+        return [" ".join(b.source) for b in blocks]
+    return [block[2:].split("\nA")[0] for block in raw]
 
 
 def run(args) -> int:
@@ -91,11 +115,15 @@ def run(args) -> int:
         ref = span.m2_sentences(ref_b, alignments=args.alignments)
     else:
         src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
+        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t)])
         refs_t = [list(r) for r in zip(*refs_t)]
     if text:
         hyp, ref = C.sentences_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
+    verbose = sources = None
+    if args.verbose:
+        verbose, sources = sys.stdout, (src if text else m2_source_texts(args.hyp, hyp_b))
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
-                                multi=args.multi, filt=args.filt)
+                                multi=args.multi, filt=args.filt, verbose=verbose, sources=sources)
     if args.summary:
         summary = result.summary(args.cat or 3)
         summary.update({"lang": args.lang, "sentences": len(hyp), "hyp": args.hyp, "ref": list(args.ref),

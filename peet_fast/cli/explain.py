@@ -3,7 +3,13 @@ from __future__ import annotations
 
 import argparse
 
-from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
+from peet_fast.cli._common import (
+    add_data_columns,
+    add_pipeline_options,
+    add_tokenize_option,
+    load_annotator,
+    warn_if_untokenised,
+)
 from peet_fast.io import InputError, check_output, write_json
 
 
@@ -21,6 +27,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                                                   "model; time optional)")
     p.add_argument("--json", metavar="FILE.json", help="also write the ranked terms as JSON")
     add_data_columns(p)
+    add_tokenize_option(p)
     add_pipeline_options(p)
     return p
 
@@ -32,6 +39,9 @@ def run(args) -> int:
     check_output(args.json)
     model = load_model(None if args.model == "published" else args.model)
     if args.data:
+        from peet_fast.formats.pairs import head_column
+
+        warn_if_untokenised(args, [(args.data, head_column(args.data, args.mo_column))])
         std, rows = std_from_data(model, args.data, lambda: load_annotator(args), mo=args.mo_column,
                                   trg=args.trg_column, src=args.src_column, time=args.time_column)
         origin = f"{args.data} ({rows} rows)"

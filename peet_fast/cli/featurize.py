@@ -4,7 +4,15 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import Progress, add_job_options, add_pipeline_options, job_options, job_runner
+from peet_fast.cli._common import (
+    Progress,
+    add_job_options,
+    add_pipeline_options,
+    add_tokenize_option,
+    job_options,
+    job_runner,
+    warn_if_untokenised,
+)
 from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError
 
@@ -27,6 +35,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="PATH",
                    help="a .parquet or .arrow (Arrow IPC) file, or a directory: a resumable sharded dataset "
                         "(part-*.parquet + _manifest.json)")
+    add_tokenize_option(p)
     add_pipeline_options(p)
     add_job_options(p)
     return p
@@ -41,10 +50,17 @@ def run(args) -> int:
         raise InputError("featurize", "give either --mo FILE --trg FILE, or --pairs FILE")
     source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
               else text_source([args.mo, args.trg]))
+    if args.pairs:
+        from peet_fast.formats.pairs import head_column
+
+        warn_if_untokenised(args, [(args.pairs, head_column(args.pairs, args.mo_column))])
+    else:
+        warn_if_untokenised(args, [args.mo, args.trg])
     progress = Progress(None, "featurize")
     with job_options():
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
-                         shard_rows=args.shard_rows, runner=runner, progress=progress)
+                         shard_rows=args.shard_rows, runner=runner, progress=progress,
+                         tokenise=args.tok)
     progress.close()
     if done.shards is None:
         print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",

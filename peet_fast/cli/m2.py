@@ -4,7 +4,14 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import Progress, add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import (
+    Progress,
+    add_lang_option,
+    add_pipeline_options,
+    add_tokenize_option,
+    add_zh_resources,
+    load_annotator,
+)
 from peet_fast.io import InputError, atomic_write, check_output, read_parallel
 
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
@@ -14,15 +21,19 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
         description="Align parallel text files and extract and classify the edits, as errant_parallel does: "
-                    "byte-identical M2 under the same spaCy pipeline. An empty orig line still gets its block.",
+                    "byte-identical M2 under the same spaCy pipeline. An empty orig line still gets its block.\n"
+                    "errant_parallel's flags (-orig -cor -out -tok -lev -merge), ChERRANT parallel_to_m2's (-f/--file, "
+                    "-o/--output, -s/--multi_cheapest_strategy, --segmented, --no_simplified) and double-dash "
+                    "spellings (--orig --cor --out ...) are all accepted.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("-orig", metavar="ORIG", help="the original text file (one sentence per line); required unless "
-                                                 "-para")
-    p.add_argument("-cor", nargs="+", metavar="COR", help="one or more corrected text files; required with -orig")
-    p.add_argument("-out", required=True, metavar="OUT", help="the output M2 file")
-    p.add_argument("-tok", action="store_true", help="word-tokenise the text with spaCy (default: pre-tokenised)")
-    p.add_argument("-lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
-    p.add_argument("-merge", choices=MERGES, default="rules",
+    p.add_argument("-orig", "--orig", metavar="ORIG",
+                   help="the original text file (one sentence per line); required unless -para")
+    p.add_argument("-cor", "--cor", nargs="+", metavar="COR",
+                   help="one or more corrected text files; required with -orig")
+    p.add_argument("-out", "--out", "-o", "--output", required=True, metavar="OUT", help="the output M2 file")
+    add_tokenize_option(p)
+    p.add_argument("-lev", "--lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
+    p.add_argument("-merge", "--merge", choices=MERGES, default="rules",
                    help="merging strategy:\n"
                         "rules: rule-based merging (default)\n"
                         "all-split: merge nothing: MSSDI -> M, S, S, D, I\n"
@@ -31,12 +42,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_pipeline_options(p)
     zh = p.add_argument_group("Chinese (--lang zh): ChERRANT's char-level M2 (MuCGEC)")
     add_lang_option(zh, "en: ERRANT (default); zh: ChERRANT's char granularity, its M2 layout (T<k>-A<j> lines)")
-    zh.add_argument("-para", metavar="FILE", help="zh: ChERRANT's parallel file 'id<TAB>source<TAB>target1<TAB>...' "
-                                                  "(any number of targets per line), instead of -orig/-cor")
-    zh.add_argument("-s", "--strategy", choices=["all", "first"], default="all",
+    zh.add_argument("-para", "--para", "-f", "--file", metavar="FILE",
+                    help="zh: ChERRANT's parallel file 'id<TAB>source<TAB>target1<TAB>...' (any number of targets "
+                         "per line), instead of -orig/-cor")
+    zh.add_argument("-s", "--strategy", "--multi_cheapest_strategy", choices=["all", "first"], default="all",
                     help="zh: every minimum-cost alignment of a target (all, default) or the first only")
     add_zh_resources(zh, "zh: ")
-    zh.add_argument("--no-t2s", action="store_true", help="zh: do not convert targets to simplified (OpenCC t2s)")
+    zh.add_argument("--no-t2s", "--no_simplified", action="store_true",
+                    help="zh: do not convert targets to simplified (OpenCC t2s)")
     zh.add_argument("--segmented", action="store_true",
                     help="zh: texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
     return p

@@ -4,50 +4,67 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import Progress, add_pipeline_options, load_annotator, model_summary
+from peet_fast.cli._common import (
+    Progress,
+    add_pipeline_options,
+    add_system_inputs,
+    add_tokenize_option,
+    hyp_systems,
+    load_annotator,
+    model_summary,
+    warn_if_untokenised,
+)
 from peet_fast.io import InputError, check_output, read_parallel, write_json
 
 
 def add_rank_inputs(p) -> None:
-    p.add_argument("--hyp", required=True, nargs="+", metavar="FILE",
-                   help="system outputs, one sentence per line; a system's name is its file name without extension")
-    p.add_argument("--ref", required=True, nargs="+", metavar="FILE", help="references (post-edits), line-aligned")
+    add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--human", metavar="CSV",
                    help="human system scores, a CSV with the header 'system,score' (higher is better; system = "
-                        "--hyp file name without extension): adds the Spearman and Pearson correlation of PEET and "
+                        "a --hyp system's name): adds the Spearman and Pearson correlation of PEET and "
                         "of WER with them, over the systems that have a score (at least 3)")
     p.add_argument("--human-ignore", nargs="+", default=[], metavar="NAME",
                    help="--human rows to skip (e.g. a 'ref' row scoring the references); any other row naming a "
-                        "system that is not a --hyp file is an error")
+                        "system that is not ranked is an error (unless --human-subset)")
+    p.add_argument("--human-subset", action="store_true",
+                   help="the ranked systems are a subset of --human's: rows naming other systems are left out (listed "
+                        "in one notice); without it such rows are an error listing them all")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="B",
                    help="paired bootstrap resamples of the sentences for the confidence intervals and p-values "
                         "(default 1000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0): same seed, same "
                                                                     "intervals and p-values")
+    add_tokenize_option(p)
     add_pipeline_options(p)
 
 
 def ranking_from_args(args):
     """The Ranking for a `rank`/`report` command line (inputs validated first)."""
     from peet_fast.model import load_model
-    from peet_fast.rank import rank_systems, read_human_scores
-    from peet_fast.scoring import system_names
+    from peet_fast.rank import rank_systems, read_human_csv
 
-    names = system_names(args.hyp)
+    names, paths = hyp_systems(args)
     if args.bootstrap < 1:
         raise InputError("--bootstrap", "must be at least 1")
     if args.seed < 0:
         raise InputError("--seed", "must be a non-negative integer")
-    if args.human_ignore and not args.human:
-        raise InputError("--human-ignore", "needs --human")
-    human = read_human_scores(args.human, names, args.human_ignore) if args.human else None
+    for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
+        if given and not args.human:
+            raise InputError(flag, "needs --human")
+    human = None
+    if args.human:
+        human, skipped = read_human_csv(args.human, names, args.human_ignore, args.human_subset)
+        if skipped:
+            print(f"--human-subset: {len(skipped)} system{'s' if len(skipped) > 1 else ''} of {args.human} not "
+                  f"ranked, left out: {', '.join(skipped)}", file=sys.stderr)
     model = load_model(args.model)
-    texts = read_parallel([*args.hyp, *args.ref])
-    hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
+    texts = read_parallel([*paths, *args.ref])
+    warn_if_untokenised(args, zip([*paths, *args.ref], texts))
+    hyps, refs = texts[:len(paths)], texts[len(paths):]
     progress = Progress(len(refs[0]), args.command)
-    ranking = rank_systems(load_annotator(args), model, args.hyp, hyps, refs, args.bootstrap, args.seed, human,
-                           on_chunk=lambda ch: progress(ch.stop))
+    ranking = rank_systems(load_annotator(args), model, paths, hyps, refs, args.bootstrap, args.seed, human,
+                           on_chunk=lambda ch: progress(ch.stop), names=names)
     progress.close()
     return ranking, model
 

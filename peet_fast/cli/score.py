@@ -8,9 +8,13 @@ from peet_fast.cli._common import (
     Progress,
     add_job_options,
     add_pipeline_options,
+    add_system_inputs,
+    add_tokenize_option,
+    hyp_systems,
     job_options,
     job_runner,
     model_summary,
+    warn_if_untokenised,
 )
 from peet_fast.io import check_output, write_json
 
@@ -23,8 +27,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "several references a sentence takes the minimum; a system's PEET is the mean over its sentences "
                     "(every line, empty ones included). Systems are ranked by PEET, ascending (less editing time is "
                     "better).")
-    p.add_argument("--hyp", required=True, nargs="+", metavar="FILE", help="system outputs, one sentence per line")
-    p.add_argument("--ref", required=True, nargs="+", metavar="FILE", help="references (post-edits), line-aligned")
+    add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--out", metavar="DIR",
                    help="run as a resumable sharded job: per-sentence results in DIR/part-*.parquet (one dataset: "
@@ -33,6 +36,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--contributions", action="store_true",
                    help="with --out: add a contrib:<feature> column per model feature (coefficient x feature, its "
                         "share of seconds; seconds = intercept + their sum)")
+    add_tokenize_option(p)
     add_pipeline_options(p)
     add_job_options(p)
     return p
@@ -43,14 +47,17 @@ def run(args) -> int:
     from peet_fast.model import load_model
     from peet_fast.scoring import rank
 
+    names, paths = hyp_systems(args)
     check_output(args.summary)
     runner = job_runner(args)
     model = load_model(args.model)
+    warn_if_untokenised(args, [*paths, *args.ref])
     progress = Progress(None, "score")
     with job_options():
-        scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions,
+        scores = score(paths, args.ref, model, args.out, contributions=args.contributions,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       runner=runner, progress=progress)
+                       runner=runner, progress=progress, names=names,
+                       tokenise=args.tok)
     progress.close()
     ranked = rank(scores)
     if args.summary:

@@ -4,7 +4,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
+from peet_fast.cli._common import (
+    add_data_columns,
+    add_pipeline_options,
+    add_tokenize_option,
+    load_annotator,
+    warn_if_untokenised,
+)
 from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES
 from peet_fast.io import InputError, check_output
 
@@ -62,6 +68,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--name", metavar="NAME", help="the model's name (default: the --out file name)")
     p.add_argument("--out", required=True, metavar="MODEL.json", help="the JSON model to write")
     add_data_columns(p)
+    add_tokenize_option(p)
     add_pipeline_options(p)
     return p
 
@@ -80,6 +87,7 @@ def run(args) -> int:
         raise InputError("--max-time", f"must be a positive number of seconds, not {args.max_time!r}")
     prep = T.load_training_rows(args.data, args.source, args.max_time, mo=args.mo_column, trg=args.trg_column,
                                 src=args.src_column, time=args.time_column)
+    warn_if_untokenised(args, [(args.data, prep.mo)])
     name = args.name or os.path.splitext(os.path.basename(args.out))[0] or "peet-model"
     trained = T.train_model(load_annotator(args), prep, args.features, args.source, estimator, name=name,
                             data_name=os.path.basename(args.data), max_time=args.max_time, repeats=args.repeats,

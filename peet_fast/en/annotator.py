@@ -88,6 +88,11 @@ class Annotator:
     def nlp(self):
         return self.parser.nlp
 
+    @property
+    def tokenise(self) -> bool:
+        """Whether texts are raw (spaCy's tokenizer splits them) rather than pre-tokenised."""
+        return self.parser.tokenise
+
     def parse(self, texts: Sequence[str]) -> list[Sent]:
         return self.parser.parse_list(texts)
 
@@ -101,7 +106,9 @@ class Annotator:
         if len(origs) != len(cors):
             raise ValueError(f"origs and cors differ in length ({len(origs)} vs {len(cors)})")
         key = self.parser.key
-        if self.parser.tokenise:
+        if self.parser.tokenise:            # raw text: stripped, as errant_parallel -tok strips each line
+            origs = [o.strip() for o in origs]
+            cors = [c.strip() for c in cors]
             same = [o == c for o, c in zip(origs, cors)]
         else:
             same = [o.split() == c.split() for o, c in zip(origs, cors)]

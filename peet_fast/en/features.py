@@ -8,7 +8,8 @@ insertion.
 - small (4): R, M, U = summed weights of replacement / missing / unnecessary edits; NONE = 1 when the pair has no edit
 - medium (25): the 24 ERRANT error types + NONE
 - large (55): the 54 operation:type labels + NONE
-- sentence features: NumWordsS, NumWordsT (whitespace-separated words of MO and TRG), NumEditedWords (summed weights)
+- sentence features: NumWordsS, NumWordsT (whitespace-separated words of MO and TRG; with tokenise (-tok), spaCy's
+  tokens of the stripped text), NumEditedWords (summed weights)
 """
 from __future__ import annotations
 
@@ -136,9 +137,18 @@ def _count(feature_set: str, n: int, pair, o_start, o_end, label, none_column: i
     return X, edited
 
 
-def _sentence_columns(cols: dict, mo: Sequence[str], trg: Sequence[str], edited: np.ndarray) -> dict:
-    cols["NumWordsS"] = np.fromiter((len(s.split()) for s in mo), dtype=np.int32, count=len(mo))
-    cols["NumWordsT"] = np.fromiter((len(s.split()) for s in trg), dtype=np.int32, count=len(trg))
+def word_counts(annotator, texts: Sequence[str]) -> np.ndarray:
+    """Words per text as the annotator's edits count them: whitespace tokens of pre-tokenised text, spaCy's tokens
+    of the stripped text when the annotator tokenises raw text (-tok)."""
+    if getattr(annotator, "tokenise", False):
+        return np.fromiter((len(annotator.tokenize(s.strip())) for s in texts), dtype=np.int32, count=len(texts))
+    return np.fromiter((len(s.split()) for s in texts), dtype=np.int32, count=len(texts))
+
+
+def _sentence_columns(cols: dict, mo: Sequence[str], trg: Sequence[str], edited: np.ndarray,
+                      annotator=None) -> dict:
+    cols["NumWordsS"] = word_counts(annotator, mo)
+    cols["NumWordsT"] = word_counts(annotator, trg)
     cols["NumEditedWords"] = edited
     return cols
 
@@ -155,12 +165,14 @@ def _once_per_distinct(fn, *texts: Sequence[str]) -> dict | None:
     return {name: col[inverse] for name, col in cols.items()}
 
 
-def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: Sequence[str]) -> dict:
-    """Feature columns (name -> int32 array, canonical order) for the pairs (mo[k], trg[k]) whose edits are given."""
+def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: Sequence[str],
+                   annotator=None) -> dict:
+    """Feature columns (name -> int32 array, canonical order) for the pairs (mo[k], trg[k]) whose edits are given
+    (sentence lengths in the annotator's words: see word_counts)."""
     names = EDIT_FEATURES[feature_set]
     X, edited = _count(feature_set, edits.n_pairs, edits.pair, edits.o_start, edits.o_end, edits.label,
                        names.index("NONE"))
-    return _sentence_columns({name: X[:, j] for j, name in enumerate(names)}, mo, trg, edited)
+    return _sentence_columns({name: X[:, j] for j, name in enumerate(names)}, mo, trg, edited, annotator)
 
 
 def featurize(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str = "small") -> dict:
@@ -171,7 +183,7 @@ def featurize(annotator, mo: Sequence[str], trg: Sequence[str], feature_set: str
     if cols is not None:
         return cols
     pair, o_start, o_end, label = annotator.edit_arrays(mo, trg, LABEL_IDS)
-    return count_features(EditArrays(len(mo), pair, o_start, o_end, label), feature_set, mo, trg)
+    return count_features(EditArrays(len(mo), pair, o_start, o_end, label), feature_set, mo, trg, annotator)
 
 
 def featurize_src(annotator, src: Sequence[str], mo: Sequence[str], trg: Sequence[str],
@@ -208,7 +220,7 @@ def featurize_src(annotator, src: Sequence[str], mo: Sequence[str], trg: Sequenc
                 cols[f"{kind}:{f}"] = X[:, j]
         edited_total += edited
     cols[CORRECT] = (edited_total == 0).astype(np.int32)
-    _sentence_columns(cols, mo, trg, edited_total)
+    _sentence_columns(cols, mo, trg, edited_total, annotator)
     return {name: cols[name] for name in feature_names(feature_set, "src-mo-trg")}
 
 

@@ -6,6 +6,7 @@ no parse (empty ones) never reach spaCy, and spaCy always runs through ``nlp.pip
 from __future__ import annotations
 
 import importlib.util
+import re
 from typing import Iterable, Sequence
 
 from peet_fast._ext.tokens import Sent
@@ -143,3 +144,17 @@ class Parser:
     def parse_list(self, texts: Sequence[str]) -> list[Sent]:
         sents = self.parse(texts)
         return [sents[self.key(t)] for t in texts]
+
+
+_ATTACHED = re.compile(r"\w[,.?!;:](?=\s|$)")
+
+
+def untokenised_share(texts: Iterable[str]) -> tuple[int, int]:
+    """(lines with a word directly followed by , . ? ! ; or : , non-empty lines): pre-tokenised text (spaces
+    around punctuation, as errant expects without -tok) has few such lines; raw text has them in most."""
+    hits = lines = 0
+    for text in texts:
+        if text.strip():
+            lines += 1
+            hits += _ATTACHED.search(text) is not None
+    return hits, lines

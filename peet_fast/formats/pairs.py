@@ -47,6 +47,31 @@ def table_format(path: str | os.PathLike) -> str:
     return fmt
 
 
+def head_column(path: str | os.PathLike, column: str, n: int = 1000) -> list[str]:
+    """Up to n values of a column from the start of a pair or table file (a sample; unreadable or odd content gives
+    what could be read, the full reader reports errors)."""
+    import itertools
+
+    path = os.fspath(path)
+    fmt = _format(path)
+    try:
+        if fmt in ("tsv", "jsonl"):
+            with open(path, encoding="utf-8-sig", errors="replace") as fh:
+                lines = [line.rstrip("\r\n") for line in itertools.islice(fh, n + 1)]
+            if fmt == "jsonl":
+                rows = (json.loads(line) for line in lines if line.strip())
+                return [r[column] for r in rows if isinstance(r, dict) and isinstance(r.get(column), str)]
+            header = lines[0].split("\t") if lines else []
+            k = header.index(column) if column in header else None
+            return [] if k is None else [f[k] for f in (line.split("\t") for line in lines[1:]) if len(f) > k]
+        if fmt in ("parquet", "arrow"):
+            _, batches = iter_table_batches(path, [column], batch_rows=n)
+            return [v for v in next(batches, None).column(0).to_pylist() if isinstance(v, str)]
+    except (OSError, ValueError, KeyError, AttributeError, InputError):
+        pass
+    return []
+
+
 def _check_pairs(pairs: Iterable) -> list[tuple[str, str]]:
     out = []
     for n, pair in enumerate(pairs):

@@ -55,6 +55,7 @@ class JobSpec:
     system_names: tuple[str, ...] = ()         # score: one per hypothesis file (the first paths of a text source)
     n_refs: int = 0                            # score: the last n_refs paths are references
     spacy_model: str | None = None
+    tokenise: bool = False                     # raw text: spaCy's tokenizer (-tok), not whitespace
     batch_size: int = 256
     shard_rows: int = DEFAULT_SHARD_ROWS
     extra: dict = field(default_factory=dict)
@@ -66,6 +67,8 @@ class JobSpec:
                        "columns": self.source.columns}
         d["peet_fast"] = __version__
         d.pop("batch_size")        # parse batching does not change results
+        if not self.tokenise:
+            d.pop("tokenise")      # the signature of a pre-tokenised job is what it was before the option
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -74,7 +77,7 @@ class WorkerState:
 
     def __init__(self, spec: JobSpec):
         self.spec = spec
-        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size)
+        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
 
 

@@ -34,10 +34,10 @@ class Featurized:
 
 def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
               batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
-              progress: ProgressFn | None = None) -> Featurized:
-    """Features of each (MO, TRG) pair of source. `out` with a suffix is one .parquet/.arrow file, written in this
-    process from a text source; otherwise `out` is a directory, a resumable sharded job (part-*.parquet +
-    _manifest.json) run on runner (default: this process)."""
+              progress: ProgressFn | None = None, tokenise: bool = False) -> Featurized:
+    """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise). `out` with a suffix
+    is one .parquet/.arrow file, written in this process from a text source; otherwise `out` is a directory, a
+    resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process)."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
     if os.path.splitext(out)[1] != "":
@@ -45,10 +45,10 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         check_output(out)
         if source.kind != "text" or runner.distributed:
             raise InputError(out, "a table of pairs or a distributed run writes a sharded dataset: give a directory")
-        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size)
+        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise)
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
-                   shard_rows=shard_rows)
+                   shard_rows=shard_rows, tokenise=tokenise)
     manifest = run_job(spec, out, runner, None if progress is None else lambda done: progress(done, None))
     return Featurized(manifest.total, len(manifest.done))
 
@@ -69,12 +69,14 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
           contributions: bool = False, spacy_model: str | None = None, batch_size: int = 256,
           shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
-          progress: ProgressFn | None = None) -> list[SystemScore]:
+          progress: ProgressFn | None = None, names: Sequence[str] | None = None,
+          tokenise: bool = False) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. Without out_dir, computed in
     this process; with it, a resumable sharded job whose per-sentence rows (system, sentence, reference, features,
     seconds, and with contributions each feature's share) are DIR/part-*.parquet, run on runner (default: this
-    process)."""
-    names = system_names(hyp_files)
+    process). Systems are named `names` (one per file) or after their files; tokenise: the texts are raw
+    (spaCy's tokenizer, as `m2 -tok`)."""
+    names = system_names(hyp_files, names)
     if out_dir is not None:
         check_job_dir(out_dir)
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
@@ -87,12 +89,12 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     if out_dir is None:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
-        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size)
+        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise)
         on_chunk = None if progress is None else lambda ch: progress(ch.stop, len(refs[0]))
-        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk)
+        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk, names=names)
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
-                   batch_size=batch_size, shard_rows=shard_rows,
+                   batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise,
                    extra={"contributions": True} if contributions else {})
     manifest = run_job(spec, out_dir, runner, None if progress is None else lambda done: progress(done, None))
     return score_summary(out_dir, names, hyp_files, manifest.total)

@@ -37,7 +37,7 @@ its own instead of pooling them. :func:`format_results` prints the tools' report
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable, Iterable, Mapping, Sequence
+from typing import Hashable, Iterable, Mapping, Sequence, TextIO
 
 from peet_fast.metrics import MetricResult
 
@@ -216,10 +216,13 @@ def _is_na(ref: dict) -> bool:
 
 def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
                   strip_cor_spaces: bool = False, skip_na: bool = False, single: bool = False, multi: bool = False,
-                  filt: Iterable[str] = ()) -> CompareResult:
+                  filt: Iterable[str] = (), verbose: TextIO | None = None,
+                  sources: Sequence[str] | None = None) -> CompareResult:
     """Score hypothesis sentences against reference sentences (same length, same source order); see the module
     docstring for the edit format and the exact rules (strip_cor_spaces and skip_na: ChERRANT's two rules).
-    Returns a CompareResult (.tp .fp .fn .p .r .f .per_type)."""
+    Returns a CompareResult (.tp .fp .fn .p .r .f .per_type). With `verbose`, errant_compare's -v report of every
+    sentence (each pair's edits and local/global scores, the chosen pair) is written there; `sources` are the
+    sentences' texts it shows."""
     if mode not in MODES:
         raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
     if len(hyp) != len(ref):
@@ -235,7 +238,11 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
         if skip and _is_na(r_dict):
             choices.append(None)
             continue
+        before = list(totals)
         best = _best_pair(h_dict, r_dict, totals, beta)
+        if verbose is not None:
+            source = sources[len(choices)] if sources is not None else ""
+            verbose.write(_verbose_sentence(len(choices), source, h_dict, r_dict, before, beta, best))
         choices.append(best[:2])
         for cat, cnt in best[2].items():
             row = per_type.get(cat)
@@ -276,6 +283,38 @@ def _best_pair(h_dict: dict, r_dict: dict, totals: list, beta: float) -> tuple:
     totals[1] += best_fp
     totals[2] += best_fn
     return best
+
+
+def _verbose_sentence(sent_id: int, source: str, h_dict: dict, r_dict: dict, before: Sequence[int], beta: float,
+                      best: tuple) -> str:
+    """errant_compare's -v lines for one sentence: every (hyp, ref) pair's edits, local and running-global TP/FP/FN
+    and P/R/F (before = the corpus counts before this sentence), then the chosen pair and its per-type counts."""
+    rule = "{:-^40}".format("")
+    lines = [rule, f"Original sentence {sent_id}: {source}"]
+    for h_id, h_keys in h_dict.items():
+        for r_id, r_keys in r_dict.items():
+            tp, fp, fn, _ = _pair_counts(h_keys, r_keys)
+            g_tp, g_fp, g_fn = tp + before[0], fp + before[1], fn + before[2]
+            lines += [rule, f"SENTENCE {sent_id} - HYP {h_id} - REF {r_id}",
+                      f"HYPOTHESIS EDITS : {_shown_edits(h_keys)}", f"REFERENCE EDITS  : {_shown_edits(r_keys)}",
+                      f"Local TP/FP/FN   : {tp} {fp} {fn}",
+                      f"Local P/R/F{beta}  : " + " ".join(map(str, f_score(tp, fp, fn, beta))),
+                      f"Global TP/FP/FN  : {g_tp} {g_fp} {g_fn}",
+                      f"Global P/R/F{beta}  : " + " ".join(map(str, f_score(g_tp, g_fp, g_fn, beta)))]
+    lines += [rule, f"^^ HYP {best[0]}, REF {best[1]} chosen for sentence {sent_id}", "Local results:"]
+    table = [["Category", "TP", "FP", "FN"]] + [[k, *v] for k, v in best[2].items()]
+    widths = [max(len(str(row[i])) for row in table) + 3 for i in range(4)]
+    lines += ["".join(str(cell).rjust(w) for cell, w in zip(row, widths)) for row in table]
+    return "\n".join(lines) + "\n"
+
+
+def _shown_edits(keys: dict) -> str:
+    """A candidate's edits as errant_compare -v shows them: sorted match keys, each with its first type appended;
+    a noop candidate shows as []."""
+    shown = [k + (keys[k][0],) for k in sorted(keys)]
+    if not shown or shown[0][0] == -1:
+        shown = []
+    return str(shown)
 
 
 def m2_sentences(blocks, *, alignments: str = "pool") -> list[dict]:

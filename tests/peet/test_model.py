@@ -448,3 +448,25 @@ def test_real_pickle_refused(tmp_path, no_unpickling, protocol, payload):
     msg = refused(p)
     assert "UTF-8" in msg or "JSON" in msg, msg
     assert not _RAN, "unpickling ran code"
+
+
+def test_predict_keeps_the_pair_ids_of_a_sharded_featurize_job(tmp_path):
+    import pyarrow.parquet as pq
+    from conftest import SPACY_MODEL
+
+    from peet_fast.cli import main
+
+    pairs = tmp_path / "p.tsv"
+    pairs.write_text("id\tmo\ttrg\nx1\tHe go home .\tHe goes home .\nx2\tI has a cat .\tI have a cat .\n"
+                     "x3\tFine .\tFine .\n")
+    job, out = tmp_path / "job", tmp_path / "pred.parquet"
+    assert main(["featurize", "--pairs", str(pairs), "--out", str(job), "--shard-rows", "2",
+                 "--spacy-model", SPACY_MODEL]) == 0
+    assert main(["predict", "--features", str(job), "--out", str(out)]) == 0
+    feats = pq.read_table(job).sort_by("sentence")
+    pred = pq.read_table(out).sort_by("sentence")
+    assert pred.column_names == ["sentence", "id", "seconds"]
+    assert pred.column("id").to_pylist() == ["x1", "x2", "x3"]
+    model = load_model()
+    expected = model.predict({f: feats.column(f).to_numpy() for f in model.features})
+    assert pred.column("seconds").to_pylist() == expected.tolist()
