@@ -224,11 +224,13 @@ def _stop_quietly(rows) -> None:
     import ray
 
     logging.getLogger("ray").setLevel(logging.CRITICAL)
-    with contextlib.suppress(Exception), contextlib.redirect_stderr(io.StringIO()):
-        close = getattr(rows, "close", None)
-        if close is not None:
-            close()
-        ray.shutdown()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.suppress(Exception):
+            ray.shutdown()         # first: no "actor killed, task retried" lines from closing the stream
+        with contextlib.suppress(Exception):
+            close = getattr(rows, "close", None)
+            if close is not None:
+                close()
 
 
 def _rows_or_failure(rows):
