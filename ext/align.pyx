@@ -5,6 +5,7 @@ insertion, deletion) and the same backtrace; plus plain Levenshtein (-lev) and t
 strategies."""
 from libc.stdlib cimport malloc, calloc, free
 from libc.stdint cimport uint64_t, int32_t
+from cpython.exc cimport PyErr_CheckSignals
 from libcpp.vector cimport vector
 from libcpp.algorithm cimport sort
 from peet_fast._ext.hashing cimport mix64
@@ -33,6 +34,9 @@ cdef inline bint _open_pos(int p) noexcept nogil:
 
 # RATIO[total * 129 + dist] = dist / total, for total <= 128 (both tokens of at most 64 characters): the same IEEE
 # quotient as the division, looked up instead of computed in the innermost loop.
+cdef enum:
+    SIGNAL_CELLS = 1 << 20
+
 cdef double RATIO[129 * 129]
 cdef int _t, _d
 for _t in range(1, 129):
@@ -133,6 +137,7 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
     cdef uint64_t ol, oo, olem
     cdef int opos
     cdef bint oopen, take
+    cdef Py_ssize_t cells = 0            # matrix cells filled since signals were last checked
     cdef const uint64_t* tab
     cdef double* prev
     cdef double* cur
@@ -190,6 +195,11 @@ cdef vector[AlignOp] align_seq(Sent orig_s, Sent cor_s, bint lev) except *:
                 c_lower[j] = v_lower(cor, j)
                 c_lemma[j] = v_lemma(cor, j)
             for i in range(n):
+                cells += w
+                if cells > SIGNAL_CELLS:     # a long pair: let Ctrl-C / SIGTERM through (~every few ms)
+                    cells = 0
+                    with gil:
+                        PyErr_CheckSignals()
                 lastc = -1
                 ol = v_lower(orig, i)
                 oo = v_orth(orig, i)

@@ -2,6 +2,7 @@
 """The per-pair driver: align -> merge -> classify, entirely in compiled code, for one pair or a batch."""
 import gc
 
+from cpython.exc cimport PyErr_CheckSignals
 from libcpp.vector cimport vector
 from peet_fast._ext.tokens cimport Sent
 from peet_fast._ext.align cimport AlignOp, EditSpan, align_seq, all_split, all_merge, all_equal
@@ -61,6 +62,7 @@ def annotate_many(list origs, list cors, bint lev=False, str merge="rules"):
     gc.disable()
     try:
         for k in range(n):
+            PyErr_CheckSignals()       # Ctrl-C / SIGTERM between pairs, not only after the batch
             o = origs[k]
             c = cors[k]
             if o is None or c is None:
@@ -92,6 +94,7 @@ def annotate_codes(list origs, list cors, bint lev, str merge, dict label_ids):
     gc.disable()
     try:
         for k in range(n):
+            PyErr_CheckSignals()
             if origs[k] is None or cors[k] is None:
                 continue
             o = <Sent?>origs[k]

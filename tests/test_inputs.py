@@ -88,13 +88,15 @@ def run(capsys, argv, d: Path):
 
 
 def outputs(d: Path, names) -> dict:
-    """The bytes of each output; of a job directory, its part files (the manifest records input digests, and shard
-    0's covers the byte order mark)."""
+    """The bytes of each output; of a job directory, its part files' tables (the manifest and each part file's own
+    entry record input digests, and shard 0's covers the byte order mark)."""
     got = {}
     for name in names:
         p = d / name
-        files = sorted(p.glob("part-*")) if p.is_dir() else [p]
-        got.update({f.name: f.read_bytes() for f in files})
+        if p.is_dir():
+            got.update({f.name: parquet_bytes(pq.read_table(f)) for f in sorted(p.glob("part-*"))})
+        else:
+            got[p.name] = p.read_bytes()
     return got
 
 

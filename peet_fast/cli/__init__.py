@@ -8,7 +8,7 @@ import sys
 import traceback
 
 from peet_fast import __version__
-from peet_fast.cli._common import add_debug_option, error_line
+from peet_fast.cli._common import add_debug_option, error_line, interrupt_line, terminate_as_interrupt
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
             "report", "excgec")
@@ -62,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"peet-fast {args.command}: error: {repeated}", file=sys.stderr)
         return 2
     try:
-        return args.func(args)
+        with terminate_as_interrupt():
+            return args.func(args)
     except Exception as exc:
         handled = error_line(exc)
         if handled is None:
@@ -73,6 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             print(f"peet-fast {args.command}: error: {message}", file=sys.stderr)
         return status
-    except KeyboardInterrupt:
-        print(f"peet-fast {args.command}: interrupted; no output written", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:
+        status, message = interrupt_line(exc)
+        print(f"peet-fast {args.command}: {message}", file=sys.stderr)
+        return status

@@ -3,7 +3,9 @@ options (peet_fast.load), the job options and the model entry of --summary files
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
+import threading
 import time
 
 from peet_fast.en.features import FeatureError
@@ -59,6 +61,39 @@ def error_line(exc: Exception) -> tuple[int, str] | None:
     if shards is not None and isinstance(exc, shards.WorkerError):
         return 1, str(exc)
     return None
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised like SIGINT's KeyboardInterrupt so that the same cleanup runs (temporary files removed, a
+    sharded job's finished shards recorded)."""
+
+
+def _raise_terminated(signum, frame) -> None:
+    raise Terminated()
+
+
+@contextlib.contextmanager
+def terminate_as_interrupt():
+    """While the block runs (in the main thread), SIGTERM raises Terminated instead of killing the process."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
+def interrupt_line(exc: KeyboardInterrupt) -> tuple[int, str]:
+    """The exit status (130 for SIGINT, 143 for SIGTERM: 128 + the signal) and the one line of an interruption: a
+    sharded job's count of finished shards (jobs.shards.JobInterrupted), otherwise that nothing was written."""
+    cause = exc.__cause__ if exc.__cause__ is not None else exc
+    status = 128 + (signal.SIGTERM if isinstance(cause, Terminated) or isinstance(exc, Terminated) else signal.SIGINT)
+    shards = sys.modules.get("peet_fast.jobs.shards")
+    if shards is not None and isinstance(exc, shards.JobInterrupted):
+        return status, str(exc)
+    return status, "interrupted; no output written"
 
 
 def add_zh_resources(p, when: str) -> None:

@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import io
 import json
 import logging
 import os
 import re
+import signal
 import site
 import tempfile
+import threading
 import traceback
 from typing import Callable, Sequence
 
@@ -152,11 +155,14 @@ def init_ray(workers: int, address: str | None) -> None:
         runtime_env = _runtime_env(empty, local=not address)
         if runtime_env is not None:
             kwargs["runtime_env"] = runtime_env
+        sigterm = signal.getsignal(signal.SIGTERM)
         if address:
             ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
         else:
             # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
             ray.init(address="local", num_cpus=workers, **kwargs)
+        if sigterm is not None and threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
 
 
 def worker_failure(exc: BaseException) -> WorkerError:
@@ -203,7 +209,25 @@ class RayRunner:
                 if "error" in result:
                     raise _as_driver_error(exception_from_record(result["error"]), out_dir)
                 on_done(result["entry"])
+        except KeyboardInterrupt:
+            _stop_quietly(rows)       # the driver records what finished once the actors are gone
+            raise
         finally:
+            close = getattr(rows, "close", None)
+            if close is not None:
+                close()
+
+
+def _stop_quietly(rows) -> None:
+    """On an interruption: stop the actors (shut Ray down, which kills them, or on a cluster disconnects this job)
+    without Ray's tracebacks or log lines on the terminal."""
+    import ray
+
+    logging.getLogger("ray").setLevel(logging.CRITICAL)
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with contextlib.suppress(Exception):
+            ray.shutdown()         # first: no "actor killed, task retried" lines from closing the stream
+        with contextlib.suppress(Exception):
             close = getattr(rows, "close", None)
             if close is not None:
                 close()

@@ -15,7 +15,20 @@ from peet_fast import __version__
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import featurize_table
 from peet_fast.io import InputError, atomic_write
-from peet_fast.jobs.layout import FORMAT, MANIFEST, file_sha256, shard_file
+from peet_fast.jobs.layout import (
+    FORMAT,
+    MANIFEST,
+    PART,
+    SHARD_KEY,
+    JobLock,
+    file_sha256,
+    is_job_file,
+    notice,
+    part_entry,
+    part_verifies,
+    remove_temp_files,
+    shard_file,
+)
 from peet_fast.jobs.sources import Shard, Source, plan, read_shard
 from peet_fast.model import from_json
 from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
@@ -36,6 +49,16 @@ class JobOptionError(InputError):
 class WorkerError(RuntimeError):
     """The machinery that runs shards failed (a Ray worker that cannot start, a lost node or cluster): an environment
     fault, not bad input; str() is one line naming the cause."""
+
+
+class JobInterrupted(KeyboardInterrupt):
+    """A sharded job stopped by SIGINT or SIGTERM after recording its finished shards; str() is the one line to show
+    (the signal's own KeyboardInterrupt is the __cause__)."""
+
+    def __init__(self, done: int, total: int):
+        self.done = done
+        self.total = total
+        super().__init__(f"interrupted: {done} of {total} shards done; run the same command again to resume")
 
 
 def check_at_least_one(**options: int) -> None:
@@ -77,6 +100,7 @@ class WorkerState:
 
     def __init__(self, spec: JobSpec):
         self.spec = spec
+        self.signature = spec.signature()
         self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
 
@@ -111,18 +135,21 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
     path = os.path.join(out_dir, shard_file(shard.index))
+    entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
+             "rows": table.num_rows, "input": shard.digest}
     try:
         with atomic_write(path, "wb") as fh:
-            pq.write_table(table, fh, compression="zstd")
-        sha256 = file_sha256(path)
+            with pq.ParquetWriter(fh, table.schema, compression="zstd", write_page_checksum=True) as writer:
+                writer.write_table(table)
+                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature})})
+        entry["sha256"] = file_sha256(path)
     except OSError as exc:        # disk full, permission: name the directory and the shard
         raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc
-    return {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
-            "rows": table.num_rows, "sha256": sha256, "input": shard.digest}
+    return entry
 
 
 class Manifest:
-    """DIR/manifest.json: the job's signature and its completed shards, rewritten atomically after each shard."""
+    """DIR/_manifest.json: the job's signature and its completed shards, rewritten atomically after each shard."""
 
     def __init__(self, out_dir: str, spec: JobSpec, shards: Sequence[Shard], total: int):
         self.shards = {s.index: s for s in shards}
@@ -135,29 +162,84 @@ class Manifest:
         self.done: dict[int, dict] = {}
 
     def load_previous(self) -> None:
-        """Keep the completed shards of an earlier run of the same job (checksums verified); refuse a directory that
-        holds another job's output."""
-        if not os.path.exists(self.path):
-            leftovers = [f for f in os.listdir(self.out_dir) if f.startswith("part-")]
-            if leftovers:
-                raise InputError(self.out_dir, "holds shard files but no manifest; use an empty directory")
-            return
+        """Keep the completed shards of an earlier run of the same job: those its manifest lists whose checksums hold,
+        and part files it does not list (or all of them, where the manifest is damaged) that verify. Refuse a
+        directory holding anything else, or another job's finished shards; another job's manifest without finished
+        shards is replaced."""
+        names = sorted(os.listdir(self.out_dir))
+        foreign = [n for n in names if not is_job_file(n)]
+        if foreign:
+            more = f" and {len(foreign) - 1} more" if len(foreign) > 1 else ""
+            raise InputError(self.out_dir, f"is not empty and not a peet-fast job (it holds {foreign[0]!r}{more}); "
+                                           f"give an empty or new directory")
+        parts = {int(m.group(1)): m.group(0) for m in map(PART.fullmatch, names) if m}
+        old = self._read_old()
+        recorded: dict[int, dict] = {}
+        if isinstance(old, dict) and old.get("signature") == self.signature:
+            recorded = {e.get("index"): e for e in old.get("shards", []) if isinstance(e, dict)}
+        elif isinstance(old, dict) and (old.get("shards") or parts):
+            raise InputError(self.out_dir, "holds the output of a different job (other inputs or settings); use "
+                                           "another directory, or remove it to start again")
+        for index, name in parts.items():
+            entry = recorded.get(index)
+            if entry is not None and self._planned(entry) and entry.get("file") == name and \
+                    file_sha256(os.path.join(self.out_dir, name)) == entry.get("sha256"):
+                self.done[index] = entry
+            else:
+                self._adopt(index, name, ours=entry is not None)
+        if old in (None, "") and self.done:
+            notice(f"{self.path} was damaged or missing; rebuilt it from {len(self.done)} verified shard file(s)")
+
+    def _read_old(self) -> dict | str | None:
+        """The previous manifest; "" where there is none, None where it is damaged (truncated, not JSON)."""
         try:
             with open(self.path, encoding="utf-8") as fh:
                 old = json.load(fh)
-        except (OSError, ValueError) as exc:
-            raise InputError(self.path, f"unreadable manifest: {exc}") from None
-        if old.get("format") != FORMAT or old.get("signature") != self.signature:
+        except FileNotFoundError:
+            return ""
+        except OSError as exc:
+            raise InputError(self.path, f"unreadable manifest: {exc.strerror or exc}") from None
+        except ValueError:
+            return None
+        if not isinstance(old, dict) or "signature" not in old:
+            return None
+        if old.get("format") != FORMAT:
+            raise InputError(self.out_dir, f"{MANIFEST} is not a peet-fast job's; give an empty or new directory")
+        return old
+
+    def _planned(self, entry: dict) -> bool:
+        sh = self.shards.get(entry.get("index"))
+        return sh is not None and (sh.start, sh.stop, sh.digest) == (entry.get("start"), entry.get("stop"),
+                                                                     entry.get("input"))
+
+    def _adopt(self, index: int, name: str, ours: bool) -> None:
+        """Record a part file the manifest does not vouch for if it verifies; a shard of this job that no longer
+        verifies or matches its input is computed again, one no longer planned is removed."""
+        path = os.path.join(self.out_dir, name)
+        entry = part_entry(path)
+        if entry is None or entry.get("index") != index:
+            if ours:
+                return
+            raise InputError(path, "is not a shard file this job can verify (damaged, or not written by this "
+                                   "version); delete it and run the same command again")
+        if entry.pop("signature", None) != self.signature:
             raise InputError(self.out_dir, "holds the output of a different job (other inputs or settings); use "
                                            "another directory, or remove it to start again")
-        for entry in old.get("shards", []):
-            sh = self.shards.get(entry.get("index"))
-            if sh is None or (sh.start, sh.stop, sh.digest) != (entry.get("start"), entry.get("stop"),
-                                                                entry.get("input")):
-                continue                      # rows or their input changed: compute the shard again
-            p = os.path.join(self.out_dir, entry["file"])
-            if os.path.exists(p) and file_sha256(p) == entry["sha256"]:
-                self.done[entry["index"]] = entry
+        if index not in self.shards:
+            os.unlink(path)
+        elif self._planned(entry) and part_verifies(path, entry.get("rows", -1)):
+            self.done[index] = {**entry, "sha256": file_sha256(path)}
+
+    def record_finished(self) -> None:
+        """Record the part files on disk that finished but are not yet listed (results in flight when the job
+        stopped)."""
+        for index, name in self._unrecorded():
+            self._adopt(index, name, ours=True)
+
+    def _unrecorded(self) -> list[tuple[int, str]]:
+        names = os.listdir(self.out_dir)
+        return [(int(m.group(1)), m.group(0)) for m in map(PART.fullmatch, sorted(names))
+                if m and int(m.group(1)) not in self.done]
 
     def add(self, entry: dict) -> None:
         self.done[entry["index"]] = entry
@@ -188,15 +270,30 @@ class Runner(Protocol):
 
 def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int], None] | None = None) -> Manifest:
     """Plan the shards, skip those an earlier run completed, compute the rest with runner, and return the
-    manifest. progress, if given, sees the number of rows done after each shard."""
+    manifest. progress, if given, sees the number of rows done after each shard. While it runs, DIR/_lock stops a
+    second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the
+    finished shards are recorded and temporary files removed; an interruption is raised as JobInterrupted."""
     check_at_least_one(shard_rows=spec.shard_rows)
     shards, total = plan(spec.source, spec.shard_rows)
+    if os.path.exists(out_dir) and not os.path.isdir(out_dir):
+        raise InputError(out_dir, "is not a directory")
     os.makedirs(out_dir, exist_ok=True)
-    manifest = Manifest(out_dir, spec, shards, total)
-    manifest.load_previous()
-    todo = [s for s in shards if s.index not in manifest.done]
-    manifest.write()
-    done_rows = total - sum(s.stop - s.start for s in todo)
+    lock = JobLock(out_dir)
+    lock.acquire()
+    try:
+        manifest = Manifest(out_dir, spec, shards, total)
+        manifest.load_previous()
+        remove_temp_files(out_dir)            # left by a run that was killed (we hold the lock)
+        manifest.write()
+        _run_shards(manifest, runner, progress)
+        return manifest
+    finally:
+        lock.release()
+
+
+def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int], None] | None) -> None:
+    todo = [s for s in manifest.shards.values() if s.index not in manifest.done]
+    done_rows = manifest.total - sum(s.stop - s.start for s in todo)
 
     def finished(entry: dict) -> None:
         nonlocal done_rows
@@ -205,6 +302,18 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int
         if progress is not None:
             progress(done_rows)
 
-    if todo:
-        runner.run(spec, todo, out_dir, finished)
-    return manifest
+    if not todo:
+        return
+    try:
+        runner.run(manifest.spec, todo, manifest.out_dir, finished)
+    except BaseException as exc:
+        try:
+            manifest.record_finished()
+            manifest.write()
+        except (OSError, InputError):
+            pass                              # (a full disk): the rerun recovers them from the part files
+        finally:
+            remove_temp_files(manifest.out_dir)
+        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, JobInterrupted):
+            raise JobInterrupted(len(manifest.done), manifest.n_shards) from exc
+        raise
