@@ -31,7 +31,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--sample", type=int, metavar="K",
                    help="score each set against K of the other sets drawn at random without replacement\n"
                         f"(default: all of them). The draw: {DRAW}")
-    p.add_argument("--seed", type=int, metavar="S", help="seed of --sample's generator (default 0): same seed, same draw")
+    p.add_argument("--seed", type=int, metavar="S",
+                   help="seed of --sample's generator (default 0): same seed, same draw")
     p.add_argument("--pairwise", action="store_true",
                    help="also print the matrix of F of each set (row) against each other set alone (column)")
     add_lang_option(p, "en: errant's edits and errant_compare's scoring (default);\n"
