@@ -2,14 +2,14 @@
 
 For each sentence of each system, the predicted post-editing time is computed against every reference and the
 minimum is kept (its reference index is recorded; the first on ties). A system's PEET is the mean over all its
-sentences, empty lines included.
+sentences, empty lines included. All systems and references of a chunk go through one annotation batch, so every
+distinct sentence is parsed once however many systems share a reference.
 
 Per-word effort, two figures (MO words: whitespace-separated words of the system's output, the NumWordsS feature):
 ``seconds_per_word`` = the system's total predicted seconds / its total MO words (every sentence counts, a 0-word
 sentence's seconds included); ``mean_seconds_per_word`` = the mean over sentences of seconds / MO words, over the
 sentences with at least one MO word (a 0-word sentence has no ratio: null in the per-sentence column
-``seconds_per_word``, left out of the mean). Either is NaN (null in JSON) when there is nothing to divide by. All systems and references of a chunk go through one annotation batch, so every
-distinct sentence is parsed once however many systems share a reference."""
+``seconds_per_word``, left out of the mean). Either is NaN (null in JSON) when there is nothing to divide by."""
 from __future__ import annotations
 
 import math

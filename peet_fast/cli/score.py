@@ -14,7 +14,6 @@ from peet_fast.cli._common import (
 )
 from peet_fast.io import check_output, write_json
 
-
 PER_WORD_NOTE = ("s/word: total predicted seconds / total MO words; mean s/word: mean over sentences with MO words "
                  "of seconds / MO words")
 
