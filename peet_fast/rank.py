@@ -112,6 +112,9 @@ class RankedSystem:
     sentences: int
     p_next: float | None        # paired p-value against the next system in the ranking (None for the last)
     human: float | None
+    words: int = 0                                  # total MO words
+    seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.scoring)
+    mean_seconds_per_word: float = float("nan")     # mean over sentences with MO words of seconds / MO words
 
 
 @dataclass
@@ -133,7 +136,9 @@ class Ranking:
                           "p_value": "share of resamples where the higher-ranked system is not strictly better "
                                      "than the next one"},
             "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "ci_low": s.ci_low, "ci_high": s.ci_high,
-                         "wer": s.wer, "sentences": s.sentences, "p_next": s.p_next, "human": s.human}
+                         "wer": s.wer, "sentences": s.sentences, "p_next": s.p_next, "human": s.human,
+                         "words": s.words, "seconds_per_word": _json_safe(s.seconds_per_word),
+                         "mean_seconds_per_word": _json_safe(s.mean_seconds_per_word)}
                         for s in self.systems],
             "correlation": _json_safe(self.correlation),
         }
@@ -199,7 +204,8 @@ def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str
         p = paired_p_value(boot[:, k], boot[:, k + 1]) if k + 1 < len(ranked) else None
         systems.append(RankedSystem(s.name, s.file, s.peet, float(low[k]), float(high[k]),
                                     math.fsum(wer[k].tolist()) / n, n, p,
-                                    None if human is None else human.get(s.name)))
+                                    None if human is None else human.get(s.name), s.words, s.seconds_per_word,
+                                    s.mean_seconds_per_word))
     corr = None
     if human is not None:
         have = [s for s in systems if s.human is not None]

@@ -232,8 +232,12 @@ def _ranking_table(ranking) -> str:
     rows = []
     for k, s in enumerate(ranking.systems, 1):
         rows.append([k, s.name, _fmt(s.peet), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", _fmt(s.p_next),
-                     _fmt(s.wer, 4), _fmt(s.human), s.sentences])
-    return _table(["rank", "system", "PEET (s)", "95 % CI", "p (vs next)", "WER", "human", "sentences"], rows)
+                     _fmt(s.wer, 4), _fmt(s.human), s.sentences, _fmt(s.seconds_per_word, 4),
+                     _fmt(s.mean_seconds_per_word, 4)])
+    return (_table(["rank", "system", "PEET (s)", "95 % CI", "p (vs next)", "WER", "human", "sentences", "s/word",
+                    "mean s/word"], rows)
+            + "<p>s/word: the system's total predicted seconds / its total MO words (whitespace-separated); mean "
+              "s/word: the mean over sentences of seconds / MO words (sentences without MO words left out).</p>")
 
 
 def _correlation_table(ranking, human_file) -> str:

@@ -3,7 +3,13 @@
 For each sentence of each system, the predicted post-editing time is computed against every reference and the
 minimum is kept (its reference index is recorded; the first on ties). A system's PEET is the mean over all its
 sentences, empty lines included. All systems and references of a chunk go through one annotation batch, so every
-distinct sentence is parsed once however many systems share a reference."""
+distinct sentence is parsed once however many systems share a reference.
+
+Per-word effort, two figures (MO words: whitespace-separated words of the system's output, the NumWordsS feature):
+``seconds_per_word`` = the system's total predicted seconds / its total MO words (every sentence counts, a 0-word
+sentence's seconds included); ``mean_seconds_per_word`` = the mean over sentences of seconds / MO words, over the
+sentences with at least one MO word (a 0-word sentence has no ratio: null in the per-sentence column
+``seconds_per_word``, left out of the mean). Either is NaN (null in JSON) when there is nothing to divide by."""
 from __future__ import annotations
 
 import math
@@ -26,6 +32,9 @@ class SystemScore:
     file: str
     peet: float
     sentences: int
+    words: int = 0                                  # total MO words
+    seconds_per_word: float = float("nan")          # total seconds / total MO words
+    mean_seconds_per_word: float = float("nan")     # mean of seconds / MO words over sentences with words
 
 
 @dataclass
@@ -120,14 +129,42 @@ def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Seque
     """PEET of each system (unsorted, in input order; named `names`, or after their files); on_chunk sees each
     chunk's per-sentence results."""
     parts: list[list[np.ndarray]] = [[] for _ in hyps]
+    words: list[list[np.ndarray]] = [[] for _ in hyps]
     for ch in score_chunks(annotator, model, hyps, refs, chunk):
         for s in range(len(hyps)):
             parts[s].append(ch.seconds[s])
+            words[s].append(ch.features["NumWordsS"][s])
         if on_chunk is not None:
             on_chunk(ch)
     n = len(refs[0]) if refs else 0
     names = system_names(hyp_files, names)
-    return [SystemScore(names[s], f, system_mean(parts[s]), n) for s, f in enumerate(hyp_files)]
+    return [system_score(names[s], f, parts[s], words[s], n) for s, f in enumerate(hyp_files)]
+
+
+def system_score(name: str, file: str, seconds: Sequence[np.ndarray], words: Sequence[np.ndarray],
+                 sentences: int) -> SystemScore:
+    """A system's SystemScore from its per-sentence seconds and MO word counts given in pieces (same cuts)."""
+    sec = np.concatenate(seconds) if len(seconds) else np.zeros(0)
+    w = np.concatenate(words).astype(np.int64) if len(words) else np.zeros(0, np.int64)
+    total = int(w.sum())
+    per_word = math.fsum(sec.tolist()) / total if total else float("nan")
+    ratios = seconds_per_word(sec, w)
+    ratios = ratios[~np.isnan(ratios)]
+    mean = math.fsum(ratios.tolist()) / len(ratios) if len(ratios) else float("nan")
+    return SystemScore(name, file, system_mean(seconds), sentences, total, per_word, mean)
+
+
+def seconds_per_word(seconds: np.ndarray, words: np.ndarray) -> np.ndarray:
+    """Per-sentence seconds / MO words; NaN for a sentence without MO words."""
+    out = np.full(len(seconds), np.nan)
+    has = words > 0
+    out[has] = seconds[has] / words[has]
+    return out
+
+
+def json_number(x: float) -> float | None:
+    """A float for a JSON file: None for NaN (JSON has no NaN)."""
+    return None if x != x else x
 
 
 def system_mean(parts: Sequence[np.ndarray]) -> float:
@@ -145,13 +182,14 @@ def rank(scores: Sequence[SystemScore]) -> list[SystemScore]:
 
 
 def sentence_schema(model: Model, contributions: bool = False):
-    """Columns: system, sentence, reference, the set's features, seconds; with contributions, then one
+    """Columns: system, sentence, reference, the set's features, seconds, seconds_per_word (null for a sentence
+    without MO words); with contributions, then one
     `contrib:<feature>` (float64) per model feature: its share of seconds (seconds = intercept + their sum)."""
     import pyarrow as pa
 
     fields = [pa.field("system", pa.string()), pa.field("sentence", pa.int64()), pa.field("reference", pa.int32())]
     fields += [pa.field(name, pa.int32()) for name in feature_names(model.feature_set)]
-    fields += [pa.field("seconds", pa.float64())]
+    fields += [pa.field("seconds", pa.float64()), pa.field("seconds_per_word", pa.float64())]
     if contributions:
         fields += [pa.field(f"contrib:{name}", pa.float64()) for name in model.features]
     return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.model": model.name})
@@ -170,6 +208,8 @@ def sentence_table(model: Model, names: Sequence[str], ch: Chunk, contributions:
     for name in feature_names(model.feature_set):
         cols[name] = pa.array(ch.features[name].reshape(-1))
     cols["seconds"] = pa.array(ch.seconds.reshape(-1))
+    ratio = seconds_per_word(ch.seconds.reshape(-1), ch.features["NumWordsS"].reshape(-1))
+    cols["seconds_per_word"] = pa.array(ratio, mask=np.isnan(ratio))
     if contributions:
         shares = model.contributions({name: ch.features[name].reshape(-1) for name in model.features})
         for name in model.features:

@@ -15,6 +15,32 @@ from peet_fast.cli._common import (
 from peet_fast.io import InputError, check_output, read_parallel, read_text, write_json
 
 
+def add_scoring_options(p) -> None:
+    """The scoring options compare and agreement share: the mode (-cs default, -cse, -ds, -dt or --mode), -b, -single,
+    -multi and -filt."""
+    modes = p.add_mutually_exclusive_group()
+    modes.add_argument("--mode", choices=["cs", "cse", "ds", "dt"], dest="mode",
+                       help="cs: span correction (default); cse: span correction + type;\n"
+                            "ds: span detection; dt: token detection")
+    for m, text in (("cs", "span-based correction (default)"), ("cse", "span-based correction + error type"),
+                    ("ds", "span-based detection"), ("dt", "token-based detection")):
+        modes.add_argument("-" + m, "--" + m, action="store_const", const=m, dest="mode",
+                           help=f"= --mode {m}: {text}")
+    p.add_argument("-b", "--beta", type=float, default=0.5, help="beta of the F-score (default 0.5)")
+    p.add_argument("-single", "--single", action="store_true", help="only single-token edits (0:1, 1:0, 1:1)")
+    p.add_argument("-multi", "--multi", action="store_true", help="only multi-token edits (2+:n or n:2+)")
+    p.add_argument("-filt", "--filt", nargs="+", default=[], metavar="TYPE", help="leave out these error types")
+    p.set_defaults(mode="cs")
+
+
+def check_beta(beta: float) -> None:
+    """Refuse a beta that is not a finite number > 0."""
+    import math
+
+    if not math.isfinite(beta) or beta <= 0:
+        raise InputError("--beta", f"must be a finite number > 0, not {beta!r}")
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "compare", help="span-based P/R/F0.5 of a hypothesis against references (errant_compare / ChERRANT)",
@@ -38,17 +64,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "any number of references per line), annotated here")
     add_lang_option(p, "en: errant_compare (default); zh: ChERRANT (spaces removed from corrections, NA sentences "
                        "skipped; with --src, char-level ChERRANT annotation)")
-    modes = p.add_mutually_exclusive_group()
-    modes.add_argument("--mode", choices=["cs", "cse", "ds", "dt"], dest="mode",
-                       help="cs: span correction (default); cse: span correction + type;\n"
-                            "ds: span detection; dt: token detection")
-    for m, text in (("cs", "span-based correction (default)"), ("cse", "span-based correction + error type"),
-                    ("ds", "span-based detection"), ("dt", "token-based detection")):
-        modes.add_argument("-" + m, "--" + m, action="store_const", const=m, dest="mode", help=f"= --mode {m}: {text}")
-    p.add_argument("-b", "--beta", type=float, default=0.5, help="beta of the F-score (default 0.5)")
-    p.add_argument("-single", "--single", action="store_true", help="only single-token edits (0:1, 1:0, 1:1)")
-    p.add_argument("-multi", "--multi", action="store_true", help="only multi-token edits (2+:n or n:2+)")
-    p.add_argument("-filt", "--filt", nargs="+", default=[], metavar="TYPE", help="leave out these error types")
+    add_scoring_options(p)
     p.add_argument("-cat", "--cat", type=int, choices=[1, 2, 3],
                    help="print per-type scores: 1 operation (M/R/U), 2 main type (NOUN), 3 full type (R:NOUN)")
     p.add_argument("-v", "--verbose", action="store_true",
@@ -69,7 +85,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "(per_type at the -cat level, full types by default)")
     add_tokenize_option(p)
     add_pipeline_options(p)
-    p.set_defaults(mode="cs")
     return p
 
 
@@ -84,14 +99,11 @@ def m2_source_texts(path: str, blocks) -> list[str]:
 
 
 def run(args) -> int:
-    import math
-
     from peet_fast import compare as C
     from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 
-    if not math.isfinite(args.beta) or args.beta <= 0:
-        raise InputError("--beta", f"must be a finite number > 0, not {args.beta!r}")
+    check_beta(args.beta)
     if args.para and args.src is not None:
         raise InputError("--para", "applies without --src (ChERRANT parallel files)")
     text = args.src is not None or args.para

@@ -14,6 +14,7 @@ from peet_fast.cli._common import (
     model_summary,
     warn_if_untokenised,
 )
+from peet_fast.cli.score import PER_WORD_NOTE
 from peet_fast.io import InputError, check_output, read_parallel, write_json
 
 
@@ -73,13 +74,15 @@ def print_ranking(ranking) -> None:
     systems = ranking.systems
     width = max(len("system"), *(len(s.name) for s in systems))
     human = ranking.correlation is not None
-    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'95% CI':>17}  {'p(next)':>7}  {'WER':>7}"
-          + (f"  {'human':>9}" if human else ""))
+    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'95% CI':>17}  {'p(next)':>7}  {'WER':>7}  "
+          f"{'s/word':>7}  {'mean s/word':>11}" + (f"  {'human':>9}" if human else ""))
     for k, s in enumerate(systems, 1):
         p = "-" if s.p_next is None else f"{s.p_next:.3f}"
         h = "-" if s.human is None else f"{s.human:.4g}"
         print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
-              f"{s.wer:>7.4f}" + (f"  {h:>9}" if human else ""))
+              f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
+              + (f"  {h:>9}" if human else ""))
+    print(PER_WORD_NOTE, file=sys.stderr)
     if human:
         c = ranking.correlation
         fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")

@@ -18,6 +18,9 @@ from peet_fast.cli._common import (
 )
 from peet_fast.io import check_output, write_json
 
+PER_WORD_NOTE = ("s/word: total predicted seconds / total MO words; mean s/word: mean over sentences with MO words "
+                 "of seconds / MO words")
+
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
@@ -26,7 +29,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "length features, and the PEET model's predicted seconds of post-editing per sentence. With "
                     "several references a sentence takes the minimum; a system's PEET is the mean over its sentences "
                     "(every line, empty ones included). Systems are ranked by PEET, ascending (less editing time is "
-                    "better).")
+                    "better). Per-word effort: s/word = the system's total predicted seconds / its total MO words "
+                    "(whitespace-separated; spaCy tokens with -tok); mean s/word = the mean over sentences of "
+                    "seconds / MO words, over the sentences with at least one MO word (a 0-word sentence has no "
+                    "ratio).")
     add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--out", metavar="DIR",
@@ -45,7 +51,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     from peet_fast.jobs.tasks import score
     from peet_fast.model import load_model
-    from peet_fast.scoring import rank
+    from peet_fast.scoring import json_number, rank
 
     names, paths = hyp_systems(args)
     check_output(args.summary)
@@ -63,12 +69,15 @@ def run(args) -> int:
     if args.summary:
         summary = {"model": model_summary(model, args),
                    "references": list(args.ref),
-                   "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "sentences": s.sentences}
-                               for s in ranked]}
+                   "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "sentences": s.sentences,
+                                "words": s.words, "seconds_per_word": json_number(s.seconds_per_word),
+                                "mean_seconds_per_word": json_number(s.mean_seconds_per_word)} for s in ranked]}
         write_json(args.summary, summary)
     width = max(len("system"), *(len(s.name) for s in ranked))
-    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'sentences':>9}")
+    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'sentences':>9}  {'s/word':>7}  {'mean s/word':>11}")
     for k, s in enumerate(ranked, 1):
-        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}")
+        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
+              f"{s.mean_seconds_per_word:>11.4f}")
     print(f"model: {model.name} ({model.feature_set} features); references: {len(args.ref)}", file=sys.stderr)
+    print(PER_WORD_NOTE, file=sys.stderr)
     return 0

@@ -19,7 +19,7 @@ from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
 from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
-from peet_fast.scoring import SystemScore, score_systems, system_mean, system_names
+from peet_fast.scoring import SystemScore, score_systems, system_names, system_score
 
 # progress(rows done, total rows or None where not known in advance)
 ProgressFn = Callable[[int, "int | None"], None]
@@ -114,10 +114,13 @@ def score_summary(out_dir: str, system_names: Sequence[str], hyp_files: Sequence
     import pyarrow.parquet as pq
 
     parts: dict[str, list] = {name: [] for name in system_names}
+    words: dict[str, list] = {name: [] for name in system_names}
     for p in shard_paths(out_dir):
-        t = pq.read_table(p, columns=["system", "seconds"])
+        t = pq.read_table(p, columns=["system", "seconds", "NumWordsS"])
         systems = np.asarray(t.column("system").to_pylist(), dtype=object)
         secs = t.column("seconds").to_numpy()
+        n_words = t.column("NumWordsS").to_numpy()
         for name in system_names:
             parts[name].append(secs[systems == name])
-    return [SystemScore(name, f, system_mean(parts[name]), total) for name, f in zip(system_names, hyp_files)]
+            words[name].append(n_words[systems == name])
+    return [system_score(name, f, parts[name], words[name], total) for name, f in zip(system_names, hyp_files)]

@@ -133,7 +133,8 @@ def test_score_contributions(tmp_path, trained, capsys):
     assert main(argv + ["--contributions"]) == 0
     table = pq.read_table(out).to_pydict()
     m = load_model(model_path)
-    assert list(table)[-len(m.features) - 1:] == ["seconds", *(f"contrib:{f}" for f in m.features)]
+    assert list(table)[-len(m.features) - 2:] == ["seconds", "seconds_per_word",
+                                                  *(f"contrib:{f}" for f in m.features)]
     total = np.full(len(table["seconds"]), m.intercept)
     for f, c in zip(m.features, m.coefficients):
         assert np.allclose(table[f"contrib:{f}"], c * np.array(table[f], float), rtol=1e-12, atol=1e-12)

@@ -247,8 +247,9 @@ def ranked(tmp_path_factory):
 def test_rank_summary(ranked):
     summary, scored, _ = ranked
     systems = summary["systems"]
-    # the PEET and order of `score` (same scoring path)
-    assert [(s["name"], s["peet"]) for s in systems] == [(s["name"], s["peet"]) for s in scored["systems"]]
+    # the PEET, per-word effort and order of `score` (same scoring path)
+    keys = ("name", "peet", "words", "seconds_per_word", "mean_seconds_per_word")
+    assert [[s[k] for k in keys] for s in systems] == [[s[k] for k in keys] for s in scored["systems"]]
     assert [s["name"] for s in systems] == ["good", "middle", "weak"]
     hyps = {p.stem: lines(p) for p in SYSTEMS}
     refs = [lines(p) for p in REFS]
@@ -256,6 +257,7 @@ def test_rank_summary(ranked):
         assert set(s) >= {"name", "peet", "ci_low", "ci_high", "wer"}
         assert s["ci_low"] <= s["peet"] <= s["ci_high"]
         assert s["sentences"] == 12
+        assert s["words"] == sum(len(h.split()) for h in hyps[s["name"]])
         expected = math.fsum(dp_wer(h, [refs[0][i], refs[1][i]]) for i, h in enumerate(hyps[s["name"]])) / 12
         assert s["wer"] == pytest.approx(expected, rel=1e-12)
     assert systems[-1]["p_next"] is None and all(0 <= s["p_next"] <= 1 for s in systems[:-1])

@@ -196,14 +196,22 @@ def read_out_dir(out_dir: Path):
 
 
 def printed_table(out: str):
-    """[(rank, name, peet, sentences)] from score's printed table."""
+    """[(rank, name, peet, sentences, s/word, mean s/word)] from score's printed table."""
     lines = [ln for ln in out.splitlines() if ln.strip()]
-    assert lines[0].split()[:2] == ["rank", "system"], out
+    assert lines[0].split() == ["rank", "system", "PEET", "(s)", "sentences", "s/word", "mean", "s/word"], out
     rows = []
     for ln in lines[1:]:
-        rank, name, peet, n = ln.split()
-        rows.append((int(rank), name, float(peet), int(n)))
+        rank, name, peet, n, per_word, mean_per_word = ln.split()
+        rows.append((int(rank), name, float(peet), int(n), float(per_word), float(mean_per_word)))
     return rows
+
+
+def per_word_by_hand(rows) -> tuple[int, float, float]:
+    """(MO words, total seconds / total MO words, mean over sentences with MO words of seconds / words) from the
+    oracle's per-sentence rows."""
+    words = [r[2]["NumWordsS"] for r in rows]
+    ratios = [r[0] / w for r, w in zip(rows, words) if w]
+    return sum(words), math.fsum(r[0] for r in rows) / sum(words), math.fsum(ratios) / len(ratios)
 
 
 def check_nothing_written(tmp_path: Path, *paths: Path):
@@ -235,7 +243,7 @@ def test_score_against_oracle(tmp_path, corpus, orc, capsys, n_refs, out_mode):
 
     # per-sentence rows
     table = read_out_dir(out_dir)
-    assert table.column_names == ["system", "sentence", "reference", *SMALL, "seconds"]
+    assert table.column_names == ["system", "sentence", "reference", *SMALL, "seconds", "seconds_per_word"]
     rows = table.to_pylist()
     assert len(rows) == len(hyps) * N_LINES
     assert sorted((r["system"], r["sentence"]) for r in rows) == sorted(
@@ -244,7 +252,9 @@ def test_score_against_oracle(tmp_path, corpus, orc, capsys, n_refs, out_mode):
     for r in rows:
         sec, k, feats, preds = expected[r["system"]][1][r["sentence"]]
         got_feats = {f: r[f] for f in SMALL}
-        if (r["seconds"] != pytest.approx(sec, rel=REL) or r["reference"] != k or got_feats != feats):
+        per_word = None if feats["NumWordsS"] == 0 else pytest.approx(sec / feats["NumWordsS"], rel=REL)
+        if (r["seconds"] != pytest.approx(sec, rel=REL) or r["reference"] != k or got_feats != feats
+                or r["seconds_per_word"] != per_word):
             bad.append(f"{r['system']} line {r['sentence']}: got ref {r['reference']} {r['seconds']} {got_feats}; "
                        f"expected ref {k} {sec} {feats} (per reference: {preds})")
     assert not bad, "\n".join(bad)
@@ -259,6 +269,10 @@ def check_summary_and_table(expected, names, refs, summary, out):
     for x in systems:
         assert x["peet"] == pytest.approx(expected[x["name"]][0], rel=REL)
         assert x["sentences"] == N_LINES
+        words, per_word, mean_per_word = per_word_by_hand(expected[x["name"]][1])
+        assert x["words"] == words
+        assert x["seconds_per_word"] == pytest.approx(per_word, rel=REL)
+        assert x["mean_seconds_per_word"] == pytest.approx(mean_per_word, rel=REL)
         assert Path(x["file"]).name in names and names[Path(x["file"]).name] == x["name"]
     assert [x["peet"] for x in systems] == sorted(x["peet"] for x in systems)
     assert s["references"] == [str(r) for r in refs]
@@ -266,8 +280,24 @@ def check_summary_and_table(expected, names, refs, summary, out):
     # printed table
     table_rows = printed_table(out)
     assert [(r[0], r[1]) for r in table_rows] == list(enumerate(order, 1))
-    for _, name, peet, n in table_rows:
+    for _, name, peet, n, per_word, mean_per_word in table_rows:
         assert abs(peet - expected[name][0]) <= 0.0005 + 1e-9 and n == N_LINES
+        _, by_hand, mean_by_hand = per_word_by_hand(expected[name][1])
+        assert abs(per_word - by_hand) <= 0.00005 + 1e-9 and abs(mean_per_word - mean_by_hand) <= 0.00005 + 1e-9
+
+
+def test_per_word_effort_hand_computed():
+    """seconds [2, 3, 4, 5] over MO words [1, 0, 2, 5]: 14 s / 8 words = 1.75 s/word (the 0-word sentence's 3 s
+    count); mean over the 3 sentences with words of 2/1, 4/2, 5/5 = 5/3; the per-sentence column is null at 0."""
+    from peet_fast.scoring import seconds_per_word, system_score
+
+    s = system_score("x", "x.txt", [np.array([2.0, 3.0]), np.array([4.0, 5.0])],
+                     [np.array([1, 0], np.int32), np.array([2, 5], np.int32)], 4)
+    assert (s.peet, s.words, s.seconds_per_word, s.mean_seconds_per_word) == (3.5, 8, 1.75, 5 / 3)
+    ratios = seconds_per_word(np.array([2.0, 3.0]), np.array([1, 0]))
+    assert ratios[0] == 2.0 and np.isnan(ratios[1])
+    empty = system_score("e", "e.txt", [np.array([4.9])], [np.array([0], np.int32)], 1)
+    assert empty.words == 0 and np.isnan(empty.seconds_per_word) and np.isnan(empty.mean_seconds_per_word)
 
 
 def test_ties_take_the_first_reference(orc):
