@@ -92,3 +92,34 @@ def load_para_pair(hyp_path: str, ref_path: str):
         if "".join(a.split()) != "".join(b.split()):
             raise InputError(hyp_path, f"source differs from {ref_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
     return r_src, h_tgt, r_tgt
+
+
+def cleme_from_m2(hyp_blocks, ref_blocks, hyp_path: str = "<hyp>", ref_path: str = "<ref>") -> list:
+    """CLEME sentences (peet_fast.metrics.cleme.CSentence) of a hypothesis and a reference M2 read by load_m2_pair:
+    per block the hypothesis's first target and every reference target, as CLEME's M2 reader builds them
+    (metrics.cleme.cleme_targets; InputError naming the file and line for what CLEME cannot read)."""
+    from peet_fast.metrics.cleme import CSentence, cleme_targets
+
+    out = []
+    for h, r in zip(hyp_blocks, ref_blocks):
+        src, hyp_targets = cleme_targets(h, hyp_path)
+        _, ref_targets = cleme_targets(r, ref_path)
+        out.append(CSentence(src, hyp_targets[0], tuple(ref_targets)))
+    return out
+
+
+def cleme_from_parallel(annotator, src: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> list:
+    """CLEME sentences of parallel text through a language's annotator (peet_fast.load): each target's edits are the
+    first alignment of what the annotator's M2 holds for SRC -> target (metrics.cleme.annotation_target), as
+    cleme_from_m2 reads that M2. refs: per sentence its references. One annotation batch."""
+    from peet_fast.metrics.cleme import CSentence, annotation_target
+
+    if not (len(src) == len(hyp) == len(refs)):
+        raise ValueError(f"src, hyp and refs differ in length ({len(src)}, {len(hyp)}, {len(refs)})")
+    order = [(k, None) for k in range(len(src))] + [(k, j) for k, r in enumerate(refs) for j in range(len(r))]
+    annotated = annotator.annotate_pairs([src[k] for k, _ in order],
+                                         [hyp[k] if j is None else refs[k][j] for k, j in order])
+    targets: list[list] = [[] for _ in src]
+    for (k, _), ann in zip(order, annotated):
+        targets[k].append(annotation_target(ann))
+    return [CSentence(t[0][0], t[0][1], tuple(r for _, r in t[1:])) for t in targets]

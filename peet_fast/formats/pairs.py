@@ -13,9 +13,11 @@ from peet_fast.io import InputError, atomic_write
 
 # suffix -> format; the first suffix of a format is the one messages name
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
-            ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow"}
+            ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow", ".csv": "csv"}
 PAIR_FORMATS = ("jsonl", "tsv", "parquet")
 TABLE_FORMATS = {"parquet": "Parquet", "arrow": "Arrow IPC"}
+# per-sentence result files (score --out FILE): text tables, JSON lines, or an Arrow table
+SENTENCE_FORMATS = ("tsv", "csv", "jsonl", "parquet", "arrow")
 
 
 def _format(path: str) -> str | None:
@@ -44,6 +46,17 @@ def table_format(path: str | os.PathLike) -> str:
     if fmt not in TABLE_FORMATS:
         kinds = [f"{'/'.join(_suffixes(f))} ({name})" for f, name in TABLE_FORMATS.items()]
         raise InputError(path, f"unknown table format: use a {' or '.join(kinds)} file name")
+    return fmt
+
+
+def sentence_format(path: str | os.PathLike) -> str:
+    """'tsv', 'csv', 'jsonl', 'parquet' or 'arrow' from a per-sentence result file's name, or InputError."""
+    path = os.fspath(path)
+    fmt = _format(path)
+    if fmt not in SENTENCE_FORMATS:
+        names = [_suffixes(f)[0] for f in SENTENCE_FORMATS]
+        raise InputError(path, f"unknown per-sentence format: use a {', '.join(names[:-1])} or {names[-1]} file, or "
+                               "a directory (no suffix) for a sharded job")
     return fmt
 
 
