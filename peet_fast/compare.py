@@ -20,8 +20,8 @@ def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
     """Read and cross-check a hypothesis and a reference M2 file: same number of sentence blocks, same source tokens
     in every block (unless check_sources is false). Returns (hyp_blocks, ref_blocks); raises InputError naming the
     file and line."""
-    from peet_fast.io import InputError
     from peet_fast.formats.m2 import read_m2
+    from peet_fast.io import InputError
 
     hyp = read_m2(hyp_path)
     ref = read_m2(ref_path)
@@ -80,8 +80,8 @@ def load_para_pair(hyp_path: str, ref_path: str):
     """Read ChERRANT parallel files (``id \\t source \\t target ...``) for the hypothesis and the references; refuses
     different line counts and a line whose source differs (whitespace ignored, as ChERRANT ignores it).
     Returns (sources, hyp targets per line, ref targets per line)."""
-    from peet_fast.io import InputError
     from peet_fast.formats.para import read_para
+    from peet_fast.io import InputError
 
     h_src, h_tgt = read_para(hyp_path)
     r_src, r_tgt = read_para(ref_path)

@@ -53,8 +53,8 @@ def run(args) -> int:
     model = load_model(args.model)
     progress = Progress(None, "score")
     with job_options():
-        scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions,
-                       edits=args.edits, spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
+        scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
+                       spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
                        runner=runner, progress=progress)
     progress.close()
     ranked = rank(scores)
