@@ -70,7 +70,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     import math
 
-    from peet_fast import compare as C
+    from peet_fast import compare_inputs as C
     from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 
@@ -123,7 +123,7 @@ def check_metric_options(args) -> None:
 def read_inputs(args) -> tuple:
     """(src, hyp texts, per-sentence ref texts, None) for text input (--src, --para); (None, None, None, (hyp
     blocks, ref blocks)) for M2 input."""
-    from peet_fast import compare as C
+    from peet_fast import compare_inputs as C
 
     if args.para:
         if len(args.ref) != 1:
@@ -141,7 +141,7 @@ def read_inputs(args) -> tuple:
 def run_cleme(args, src, hyp_t, refs_t, blocks) -> int:
     """compare --metric cleme: CLEME (merge distance 0, CLEME's default) of the hypothesis against the references;
     prints the chosen variant, and --summary holds it and every variant."""
-    from peet_fast import compare as C
+    from peet_fast import compare_inputs as C
     from peet_fast.metrics.cleme import cleme, format_cleme
 
     if blocks is not None:

@@ -17,14 +17,18 @@ from typing import Sequence
 
 
 def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
-    """Read and cross-check a hypothesis and a reference M2 file: same number of sentence blocks, same source tokens
-    in every block (unless check_sources is false). Returns (hyp_blocks, ref_blocks); raises InputError naming the
-    file and line."""
+    """Read and cross-check a hypothesis and a reference M2 file (check_m2_pair). Returns (hyp_blocks, ref_blocks);
+    raises InputError naming the file and line."""
     from peet_fast.formats.m2 import read_m2
+
+    return check_m2_pair(read_m2(hyp_path), read_m2(ref_path), hyp_path, ref_path, check_sources)
+
+
+def check_m2_pair(hyp, ref, hyp_path: str, ref_path: str, check_sources: bool = True):
+    """Cross-check the blocks of a hypothesis and a reference M2: the same number of sentence blocks, the same
+    source tokens in every block (unless check_sources is false). Returns (hyp, ref)."""
     from peet_fast.io import InputError
 
-    hyp = read_m2(hyp_path)
-    ref = read_m2(ref_path)
     if len(hyp) != len(ref):
         raise InputError(hyp_path, f"hyp and ref M2 differ in sentence count ({hyp_path}: {len(hyp)} blocks, "
                                    f"{ref_path}: {len(ref)} blocks)")
