@@ -8,7 +8,10 @@ __version__ = "0.1.0"
 from peet_fast.languages import LANGS, load
 
 _LAZY = {"Annotator": "peet_fast.en", "Edit": "peet_fast.en", "MERGE_STRATEGIES": "peet_fast.en",
-         "Parser": "peet_fast.en", "load_pipeline": "peet_fast.en", "ZhAnnotator": "peet_fast.zh"}
+         "Parser": "peet_fast.en", "load_pipeline": "peet_fast.en", "ZhAnnotator": "peet_fast.zh",
+         # the Python API (peet_fast.api): the commands on lists of strings
+         "score": "peet_fast.api", "m2": "peet_fast.api", "edits": "peet_fast.api", "compare": "peet_fast.api",
+         "ScoreResult": "peet_fast.api"}
 __all__ = [*_LAZY, "LANGS", "load", "__version__"]
 
 

@@ -8,7 +8,7 @@ running corpus F is chosen, ties to the first in input order) -- the same TP/FP/
 errant_compare (English) or ChERRANT's parallel_to_m2 + compare_m2_for_evaluation (Chinese) on the same files. The
 agreement is the mean of the sets' F.
 
-Every set's edits are extracted once, in one annotation batch (peet_fast.compare.sentences_from_parallel: each
+Every set's edits are extracted once, in one annotation batch (peet_fast.compare_inputs.sentences_from_parallel: each
 source sentence is parsed once for all sets and roles); the scoring reuses them in memory for every role.
 
 Sampling (``sample=K``, ``seed=S``): a pool of many sets (CoNLL-14's ten annotators) scores each set against K of
@@ -97,7 +97,7 @@ def set_edits(annotator, src: Sequence[str], sets: Sequence[Sequence], alignment
     """The edits of every set: per set, per sentence {candidate: [edit, ...]} as peet_fast.metrics.span scores them.
     sets[x][k] is set x's target for sentence k, or a list of targets (the set's annotators). One annotation batch
     (sentences_from_parallel): each source sentence is parsed once for all sets."""
-    from peet_fast.compare import sentences_from_parallel
+    from peet_fast.compare_inputs import sentences_from_parallel
 
     owner: list[list[int]] = []              # per sentence: the set of each flat target
     flat: list[list[str]] = []

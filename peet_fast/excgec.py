@@ -318,7 +318,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
     unique = list(dict.fromkeys(pairs))
     annotated = dict(zip(unique, annotator.annotate_pairs([s for s, _ in unique], [t for _, t in unique])))
     n = len(hyp)
-    targets = [_cleme_target(annotated[p]) for p in pairs]
+    targets = [cl.annotation_target(annotated[p]) for p in pairs]
     sents = [cl.CSentence(targets[i][0], targets[i][1], (targets[n + i][1],)) for i in range(n)]
     variants = cl.cleme(sents, merge_distance=merge_distance, beta=beta)
     fkey = f"F{beta:g}"
@@ -340,20 +340,6 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
     p, r, f = cl.prf(result.tp, result.fp, result.fn, beta)
     cherrant = {"P": p, "R": r, fkey: f, "TP": result.tp, "FP": result.fp, "FN": result.fn}
     return {"cleme": cleme_out, "cherrant": cherrant}
-
-
-def _cleme_target(result) -> tuple[tuple[str, ...], Any]:
-    """(source tokens, cleme.Target) of an annotated pair: its first alignment, with target intervals."""
-    from peet_fast.metrics.cleme import Target
-
-    edits, offset = [], 0
-    for o1, o2, _, cor in (result.alignments[0] if result.alignments else []):
-        if o1 < 0:                                  # noop / NA
-            continue
-        k = 0 if cor == "-NONE-" else len(cor.split())
-        edits.append((o1, o2, o1 + offset, o1 + offset + k))
-        offset += k - (o2 - o1)
-    return tuple(result.source), Target(tuple(result.target), tuple(edits))
 
 
 # --- the whole evaluation, its summary and its table ---------------------------------------------------------------

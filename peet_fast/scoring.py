@@ -45,6 +45,7 @@ class Chunk:
     seconds: np.ndarray      # (systems, lines) float64: minimum over references
     reference: np.ndarray    # (systems, lines) int32: index of the reference giving the minimum
     features: dict           # name -> (systems, lines) int32: features of the pair with that reference
+    edits: list | None = None    # with edits: per system, per line, the pair's M2 ``A`` lines (annotator id: reference)
 
 
 def system_name(path: str) -> str:
@@ -102,8 +103,9 @@ def named_systems(specs: Sequence[str], names: Sequence[str] | None = None) -> t
 
 
 def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
-                 chunk: int = DEFAULT_CHUNK, offset: int = 0) -> Iterator[Chunk]:
-    """Per-sentence results, chunk by chunk; sentence numbers start at `offset`."""
+                 chunk: int = DEFAULT_CHUNK, offset: int = 0, edits: bool = False) -> Iterator[Chunk]:
+    """Per-sentence results, chunk by chunk; sentence numbers start at `offset`. With edits, each chunk also holds the
+    edits MO -> TRG of the reference giving the minimum (pair_edits)."""
     check_source_mode(model, "mo-trg", "score (MO -> TRG pairs)")
     n = len(refs[0]) if refs else 0
     S, R = len(hyps), len(refs)
@@ -119,18 +121,35 @@ def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: S
         take = best[:, None, :]
         seconds = np.take_along_axis(pred, take, axis=1)[:, 0, :]
         feats = {k: np.take_along_axis(cols[k].reshape(S, R, L), take, axis=1)[:, 0, :] for k in names}
-        yield Chunk(offset + lo, offset + hi, seconds, best.astype(np.int32), feats)
+        found = None
+        if edits:
+            found = [pair_edits(annotator, hyps[s][lo:hi], [refs[r][lo + i] for i, r in enumerate(best[s])], best[s])
+                     for s in range(S)]
+        yield Chunk(offset + lo, offset + hi, seconds, best.astype(np.int32), feats, found)
+
+
+def pair_edits(annotator, mo: Sequence[str], trg: Sequence[str], ref_ids: Sequence[int]) -> list[list[str]]:
+    """The edits of each pair (mo[k], trg[k]) as the M2 ``A`` lines `peet-fast m2` writes for them, with annotator id
+    ref_ids[k] (the reference's index); a pair without edits has none (no noop line)."""
+    from peet_fast.formats.m2 import edit_line
+
+    out = []
+    for ann, ref in zip(annotator.annotate_pairs(mo, trg), ref_ids):
+        lines = [] if ann.kind == "noop" else [edit_line(e.start, e.end, e.type, e.cor, int(ref))
+                                                for e in ann.alignments[0]]
+        out.append(lines)
+    return out
 
 
 def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
                   refs: Sequence[Sequence[str]], chunk: int = DEFAULT_CHUNK,
-                  on_chunk: Callable[[Chunk], None] | None = None,
+                  on_chunk: Callable[[Chunk], None] | None = None, *, edits: bool = False,
                   names: Sequence[str] | None = None) -> list[SystemScore]:
     """PEET of each system (unsorted, in input order; named `names`, or after their files); on_chunk sees each
-    chunk's per-sentence results."""
+    chunk's per-sentence results (with their edits if `edits`)."""
     parts: list[list[np.ndarray]] = [[] for _ in hyps]
     words: list[list[np.ndarray]] = [[] for _ in hyps]
-    for ch in score_chunks(annotator, model, hyps, refs, chunk):
+    for ch in score_chunks(annotator, model, hyps, refs, chunk, edits=edits):
         for s in range(len(hyps)):
             parts[s].append(ch.seconds[s])
             words[s].append(ch.features["NumWordsS"][s])
@@ -181,10 +200,11 @@ def rank(scores: Sequence[SystemScore]) -> list[SystemScore]:
     return sorted(scores, key=lambda s: (s.peet, s.name))
 
 
-def sentence_schema(model: Model, contributions: bool = False):
+def sentence_schema(model: Model, contributions: bool = False, edits: bool = False):
     """Columns: system, sentence, reference, the set's features, seconds, seconds_per_word (null for a sentence
-    without MO words); with contributions, then one
-    `contrib:<feature>` (float64) per model feature: its share of seconds (seconds = intercept + their sum)."""
+    without MO words); with contributions, then one `contrib:<feature>` (float64) per model feature: its share of
+    seconds (seconds = intercept + their sum); with edits, last, `edits` (list of strings): the pair's M2 ``A``
+    lines (pair_edits)."""
     import pyarrow as pa
 
     fields = [pa.field("system", pa.string()), pa.field("sentence", pa.int64()), pa.field("reference", pa.int32())]
@@ -192,11 +212,14 @@ def sentence_schema(model: Model, contributions: bool = False):
     fields += [pa.field("seconds", pa.float64()), pa.field("seconds_per_word", pa.float64())]
     if contributions:
         fields += [pa.field(f"contrib:{name}", pa.float64()) for name in model.features]
+    if edits:
+        fields += [pa.field("edits", pa.list_(pa.string()))]
     return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.model": model.name})
 
 
 def sentence_table(model: Model, names: Sequence[str], ch: Chunk, contributions: bool = False):
-    """The per-sentence rows of a chunk as an Arrow table (system-major order)."""
+    """The per-sentence rows of a chunk as an Arrow table (system-major order); with an `edits` column when the chunk
+    holds edits."""
     import pyarrow as pa
 
     S, L = ch.seconds.shape
@@ -214,4 +237,6 @@ def sentence_table(model: Model, names: Sequence[str], ch: Chunk, contributions:
         shares = model.contributions({name: ch.features[name].reshape(-1) for name in model.features})
         for name in model.features:
             cols[f"contrib:{name}"] = pa.array(shares[name])
-    return pa.table(cols, schema=sentence_schema(model, contributions))
+    if ch.edits is not None:
+        cols["edits"] = pa.array([lines for per_system in ch.edits for lines in per_system], pa.list_(pa.string()))
+    return pa.table(cols, schema=sentence_schema(model, contributions, ch.edits is not None))

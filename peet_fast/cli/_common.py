@@ -219,7 +219,8 @@ def add_job_options(p) -> None:
 
 
 JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",
-              "batch_size": "--batch-size", "out_dir": "--out", "contributions": "--contributions"}
+              "batch_size": "--batch-size", "out_dir": "--out", "contributions": "--contributions",
+             "edits": "--edits"}
 
 
 @contextlib.contextmanager

@@ -80,6 +80,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--allow-source-mismatch", action="store_true",
                    help="score M2 blocks whose S lines differ between --hyp and --ref (refused by default: the\n"
                         "spans would not refer to the same tokens); ChERRANT's own demo files need it")
+    p.add_argument("--metric", choices=["errant", "cleme"], default="errant",
+                   help="errant: span-based P/R/F as errant_compare / ChERRANT (default);\n"
+                        "cleme: CLEME's chunk-level P/R/F (Ye et al. 2023; THUKElab/CLEME), on the same inputs")
+    p.add_argument("--cleme-mode", choices=["dependent", "independent"],
+                   help="--metric cleme: references scored each on its own, the best kept per sentence\n"
+                        "(dependent, default), or pooled (independent)")
+    p.add_argument("--cleme-weighted", action="store_true",
+                   help="--metric cleme: CLEME's length-weighted counts (default: unweighted)")
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"TP", "FP", "FN", "P", "R", "F0.5", "per_type": {type: {...}}, ...} as JSON '
                         "(per_type at the -cat level, full types by default)")
@@ -99,7 +107,7 @@ def m2_source_texts(path: str, blocks) -> list[str]:
 
 
 def run(args) -> int:
-    from peet_fast import compare as C
+    from peet_fast import compare_inputs as C
     from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 
@@ -113,27 +121,20 @@ def run(args) -> int:
             raise InputError(flag, "applies to text input (--src or --para) only")
     if args.allow_source_mismatch and text:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
+    check_metric_options(args)
     check_output(args.summary)
-    if args.para:
-        if len(args.ref) != 1:
-            raise InputError("--ref", "give one reference parallel file (its targets are the references)")
-        src, hyp_t, refs_t = C.load_para_pair(args.hyp, args.ref[0])
-    elif args.src is None:
-        if len(args.ref) != 1:
-            raise InputError("--ref", "give one reference M2 file (its annotators are the references); several "
-                                      "reference files need --src (parallel text)")
-        hyp_b, ref_b = C.load_m2_pair(args.hyp, args.ref[0], not args.allow_source_mismatch)
-        hyp = span.m2_sentences(hyp_b, alignments=args.alignments)
-        ref = span.m2_sentences(ref_b, alignments=args.alignments)
-    else:
-        src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
+    src, hyp_t, refs_t, blocks = read_inputs(args)
+    if args.src is not None:
         warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t)])
-        refs_t = [list(r) for r in zip(*refs_t)]
+    if args.metric == "cleme":
+        return run_cleme(args, src, hyp_t, refs_t, blocks)
     if text:
         hyp, ref = C.sentences_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
+    else:
+        hyp, ref = (span.m2_sentences(b, alignments=args.alignments) for b in blocks)
     verbose = sources = None
     if args.verbose:
-        verbose, sources = sys.stdout, (src if text else m2_source_texts(args.hyp, hyp_b))
+        verbose, sources = sys.stdout, (src if text else m2_source_texts(args.hyp, blocks[0]))
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
                                 multi=args.multi, filt=args.filt, verbose=verbose, sources=sources)
     if args.summary:
@@ -142,4 +143,62 @@ def run(args) -> int:
                         "src": args.src})
         write_json(args.summary, summary)
     sys.stdout.write(span.format_results(result, args.cat))
+    return 0
+
+
+def check_metric_options(args) -> None:
+    """Refuse the options of one metric given with the other."""
+    if args.metric == "cleme":
+        for flag, given in (("-cat", args.cat is not None), ("-single", args.single), ("-multi", args.multi),
+                            ("-filt", bool(args.filt)), (f"-{args.mode}", args.mode != "cs"),
+                            ("--alignments", args.alignments != "pool"),
+                            ("--allow-source-mismatch", args.allow_source_mismatch), ("-v", args.verbose)):
+            if given:
+                raise InputError(flag, "applies to --metric errant only (CLEME scores chunks, over every edit)")
+    else:
+        for flag, given in (("--cleme-mode", args.cleme_mode is not None), ("--cleme-weighted", args.cleme_weighted)):
+            if given:
+                raise InputError(flag, "applies to --metric cleme only")
+
+
+def read_inputs(args) -> tuple:
+    """(src, hyp texts, per-sentence ref texts, None) for text input (--src, --para); (None, None, None, (hyp
+    blocks, ref blocks)) for M2 input."""
+    from peet_fast import compare_inputs as C
+
+    if args.para:
+        if len(args.ref) != 1:
+            raise InputError("--ref", "give one reference parallel file (its targets are the references)")
+        return (*C.load_para_pair(args.hyp, args.ref[0]), None)
+    if args.src is None:
+        if len(args.ref) != 1:
+            raise InputError("--ref", "give one reference M2 file (its annotators are the references); several "
+                                      "reference files need --src (parallel text)")
+        return None, None, None, C.load_m2_pair(args.hyp, args.ref[0], not args.allow_source_mismatch)
+    src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
+    return src, hyp_t, [list(r) for r in zip(*refs_t)], None
+
+
+def run_cleme(args, src, hyp_t, refs_t, blocks) -> int:
+    """compare --metric cleme: CLEME (merge distance 0, CLEME's default) of the hypothesis against the references;
+    prints the chosen variant, and --summary holds it and every variant."""
+    from peet_fast import compare_inputs as C
+    from peet_fast.metrics.cleme import cleme, format_cleme
+
+    if blocks is not None:
+        sents = C.cleme_from_m2(*blocks, args.hyp, args.ref[0])
+    else:
+        if args.para:                 # ChERRANT parallel hyp files may hold several targets: the first is scored
+            hyp_t = [h[0] for h in hyp_t]
+        sents = C.cleme_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t)
+    variants = cleme(sents, beta=args.beta)
+    variant = f"{args.cleme_mode or 'dependent'}_{'weighted' if args.cleme_weighted else 'unweighted'}"
+    result = variants[variant]
+    if args.summary:
+        summary = {"metric": "cleme", "variant": variant, **result.summary(), "merge_distance": 0,
+                   "variants": {name: r.summary() for name, r in variants.items()},
+                   "lang": args.lang, "sentences": len(sents), "hyp": args.hyp, "ref": list(args.ref),
+                   "src": args.src}
+        write_json(args.summary, summary)
+    sys.stdout.write(format_cleme(result, variant))
     return 0

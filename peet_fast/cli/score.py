@@ -35,14 +35,19 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "ratio).")
     add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
-    p.add_argument("--out", metavar="DIR",
-                   help="run as a resumable sharded job: per-sentence results in DIR/part-*.parquet (one dataset: "
-                        "pyarrow.parquet.read_table(DIR)), progress in DIR/_manifest.json")
+    p.add_argument("--out", metavar="DIR|FILE",
+                   help="per-sentence results. FILE.tsv/.csv/.jsonl/.parquet/.arrow: one file of that format; DIR "
+                        "(no suffix, or an existing directory): a resumable sharded job, DIR/part-*.parquet (one "
+                        "dataset: pyarrow.parquet.read_table(DIR)), progress in DIR/_manifest.json")
     p.add_argument("--summary", metavar="FILE.json", help="write the system scores as JSON")
     p.add_argument("--contributions", action="store_true",
                    help="with --out: add a contrib:<feature> column per model feature (coefficient x feature, its "
                         "share of seconds; seconds = intercept + their sum)")
     add_tokenize_option(p)
+    p.add_argument("--edits", action="store_true",
+                   help="with --out: add an edits column, the pair's ERRANT edits MO -> TRG (of the reference giving "
+                        "the minimum; annotator id = its index) as M2 A lines: a list in .jsonl/.parquet/DIR, joined "
+                        "by ' ;; ' in .tsv/.csv")
     add_pipeline_options(p)
     add_job_options(p)
     return p
@@ -60,7 +65,7 @@ def run(args) -> int:
     warn_if_untokenised(args, [*paths, *args.ref])
     progress = Progress(None, "score")
     with job_options():
-        scores = score(paths, args.ref, model, args.out, contributions=args.contributions,
+        scores = score(paths, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
                        runner=runner, progress=progress, names=names,
                        tokenise=args.tok)

@@ -13,9 +13,11 @@ from peet_fast.io import InputError, atomic_write
 
 # suffix -> format; the first suffix of a format is the one messages name
 SUFFIXES = {".jsonl": "jsonl", ".ndjson": "jsonl", ".tsv": "tsv", ".parquet": "parquet", ".pq": "parquet",
-            ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow"}
+            ".arrow": "arrow", ".ipc": "arrow", ".feather": "arrow", ".csv": "csv"}
 PAIR_FORMATS = ("jsonl", "tsv", "parquet")
 TABLE_FORMATS = {"parquet": "Parquet", "arrow": "Arrow IPC"}
+# per-sentence result files (score --out FILE): text tables, JSON lines, or an Arrow table
+SENTENCE_FORMATS = ("tsv", "csv", "jsonl", "parquet", "arrow")
 
 
 def _format(path: str) -> str | None:
@@ -70,6 +72,17 @@ def head_column(path: str | os.PathLike, column: str, n: int = 1000) -> list[str
     except (OSError, ValueError, KeyError, AttributeError, InputError):
         pass
     return []
+
+
+def sentence_format(path: str | os.PathLike) -> str:
+    """'tsv', 'csv', 'jsonl', 'parquet' or 'arrow' from a per-sentence result file's name, or InputError."""
+    path = os.fspath(path)
+    fmt = _format(path)
+    if fmt not in SENTENCE_FORMATS:
+        names = [_suffixes(f)[0] for f in SENTENCE_FORMATS]
+        raise InputError(path, f"unknown per-sentence format: use a {', '.join(names[:-1])} or {names[-1]} file, or "
+                               "a directory (no suffix) for a sharded job")
+    return fmt
 
 
 def _check_pairs(pairs: Iterable) -> list[tuple[str, str]]:

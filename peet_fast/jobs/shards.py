@@ -127,11 +127,13 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
         cols = rows["columns"]
         n_h = len(cols) - spec.n_refs
         contrib = bool(spec.extra.get("contributions", False))
+        edits = bool(spec.extra.get("edits", False))
         tables = [sentence_table(state.model, spec.system_names, ch, contrib)
-                  for ch in score_chunks(state.annotator, state.model, cols[:n_h], cols[n_h:], offset=shard.start)]
+                  for ch in score_chunks(state.annotator, state.model, cols[:n_h], cols[n_h:], offset=shard.start,
+                                         edits=edits)]
         table = pa.concat_tables(tables) if tables else None
         if table is None:
-            table = sentence_schema(state.model, contrib).empty_table()
+            table = sentence_schema(state.model, contrib, edits).empty_table()
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
     path = os.path.join(out_dir, shard_file(shard.index))

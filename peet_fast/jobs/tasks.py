@@ -12,14 +12,22 @@ import numpy as np
 
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import feature_table_schema, featurize_table
-from peet_fast.formats.pairs import TableWriter, table_format
+from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
+from peet_fast.formats.sentences import SentenceWriter
 from peet_fast.io import InputError, check_output, read_parallel
 from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
 from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
-from peet_fast.scoring import SystemScore, score_systems, system_names, system_score
+from peet_fast.scoring import (
+    SystemScore,
+    score_systems,
+    sentence_schema,
+    sentence_table,
+    system_names,
+    system_score,
+)
 
 # progress(rows done, total rows or None where not known in advance)
 ProgressFn = Callable[[int, "int | None"], None]
@@ -67,37 +75,82 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 
 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
-          contributions: bool = False, spacy_model: str | None = None, batch_size: int = 256,
+          contributions: bool = False, edits: bool = False, spacy_model: str | None = None, batch_size: int = 256,
           shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
           progress: ProgressFn | None = None, names: Sequence[str] | None = None,
           tokenise: bool = False) -> list[SystemScore]:
-    """PEET of each system (hypothesis file) against the references, in input order. Without out_dir, computed in
-    this process; with it, a resumable sharded job whose per-sentence rows (system, sentence, reference, features,
-    seconds, and with contributions each feature's share) are DIR/part-*.parquet, run on runner (default: this
-    process). Systems are named `names` (one per file) or after their files; tokenise: the texts are raw
-    (spaCy's tokenizer, as `m2 -tok`)."""
+    """PEET of each system (hypothesis file) against the references, in input order. The per-sentence rows (system,
+    sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
+    lines) go to out_dir: a directory (an existing one, or a name without a suffix) runs a resumable sharded job,
+    DIR/part-*.parquet, on runner (default: this process); a .tsv/.csv/.jsonl/.parquet/.arrow file is written in
+    this process (formats.sentences). Without out_dir, computed in this process. Systems are named `names` (one per
+    file) or after their files; tokenise: the texts are raw (spaCy's tokenizer, as `m2 -tok`)."""
     names = system_names(hyp_files, names)
-    if out_dir is not None:
+    to_file = out_dir is not None and is_sentence_file(out_dir)
+    if to_file:
+        check_output(out_dir)
+    elif out_dir is not None:
         check_job_dir(out_dir)
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
     if out_dir is None and runner.distributed:
         raise JobOptionError("out_dir", "a distributed run needs an output directory for its shards")
-    if contributions and out_dir is None:
-        raise JobOptionError("contributions", "needs an output directory (the per-sentence tables)")
+    if to_file and runner.distributed:
+        raise JobOptionError("out_dir", "a distributed run writes shards: give a directory (no suffix), not a file")
+    for option, given in (("contributions", contributions), ("edits", edits)):
+        if given and out_dir is None:
+            raise JobOptionError(option, "needs a per-sentence output (a file or a directory)")
     check_source_mode(model, "mo-trg", "score (MO -> TRG pairs)")
-    if out_dir is None:
+    if out_dir is None or to_file:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
         annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise)
-        on_chunk = None if progress is None else lambda ch: progress(ch.stop, len(refs[0]))
-        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk, names=names)
+        return score_in_process(annotator, model, names, hyps, refs, out_dir, hyp_files=hyp_files,
+                                contributions=contributions, edits=edits, progress=progress)
+    extra = {k: True for k, v in (("contributions", contributions), ("edits", edits)) if v}
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
-                   batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise,
-                   extra={"contributions": True} if contributions else {})
+                   batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise, extra=extra)
     manifest = run_job(spec, out_dir, runner, None if progress is None else lambda done: progress(done, None))
     return score_summary(out_dir, names, hyp_files, manifest.total)
+
+
+def is_sentence_file(out: str) -> bool:
+    """Whether a per-sentence output path names one file (it has a suffix and is not an existing directory) rather
+    than a sharded job's directory; a file's suffix must be a known format (InputError otherwise)."""
+    if os.path.isdir(out) or os.path.splitext(out.rstrip("/" + os.sep))[1] == "":
+        return False
+    sentence_format(out)
+    return True
+
+
+def score_in_process(annotator, model: Model, names: Sequence[str], hyps: Sequence[Sequence[str]],
+                     refs: Sequence[Sequence[str]], out: str | None = None, *, hyp_files: Sequence[str] | None = None,
+                     contributions: bool = False, edits: bool = False, progress: ProgressFn | None = None,
+                     on_table: Callable | None = None) -> list[SystemScore]:
+    """Score texts in this process: PEET of each system (named `names`; `file` is its hyp_files entry, else its
+    name), with the per-sentence tables of each chunk written to the file `out` (SentenceWriter) and/or passed to
+    on_table."""
+    n = len(refs[0]) if refs else 0
+    files = list(hyp_files) if hyp_files is not None else list(names)
+    sinks = [] if on_table is None else [on_table]
+
+    def on_chunk(ch) -> None:
+        if sinks:
+            table = sentence_table(model, names, ch, contributions)
+            for sink in sinks:
+                sink(table)
+        if progress is not None:
+            progress(ch.stop, n)
+
+    def run() -> list[SystemScore]:
+        return score_systems(annotator, model, files, hyps, refs, on_chunk=on_chunk, edits=edits, names=names)
+
+    if out is None:
+        return run()
+    with SentenceWriter(out, sentence_schema(model, contributions, edits)) as writer:
+        sinks.append(writer.write)
+        return run()
 
 
 def check_job_dir(out_dir: str) -> None:

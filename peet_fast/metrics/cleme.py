@@ -326,6 +326,20 @@ def _apply_edits(src: Sequence[str], edits: Sequence[M2Edit], path: str, line: i
     return Target(tuple(tokens), tuple(out))
 
 
+def annotation_target(annotation) -> tuple[tuple[str, ...], Target]:
+    """(source tokens, Target) of an annotated pair (a language annotator's Annotation: peet_fast.load(...)
+    .annotate_pairs): its first alignment, with target intervals; noop and NA edits (span -1 -1) are skipped and a
+    ``-NONE-`` correction is empty."""
+    edits, offset = [], 0
+    for o1, o2, _, cor in (annotation.alignments[0] if annotation.alignments else []):
+        if o1 < 0:                                  # noop / NA
+            continue
+        k = 0 if cor == "-NONE-" else len(cor.split())
+        edits.append((o1, o2, o1 + offset, o1 + offset + k))
+        offset += k - (o2 - o1)
+    return tuple(annotation.source), Target(tuple(annotation.target), tuple(edits))
+
+
 def cleme_sentences(hyp_path: str | os.PathLike, ref_path: str | os.PathLike) -> list[CSentence]:
     """Pair a hypothesis M2 file (its first target) with a reference M2 file (all its targets), block by block."""
     hyp_path, ref_path = os.fspath(hyp_path), os.fspath(ref_path)
@@ -339,3 +353,18 @@ def cleme_sentences(hyp_path: str | os.PathLike, ref_path: str | os.PathLike) ->
             raise InputError(hyp_path, f"sentence {i}: source differs from {ref_path}'s")
         out.append(CSentence(hs, ht[0], tuple(rt)))
     return out
+
+
+def format_cleme(result: ClemeResult, variant: str) -> str:
+    """The printed report of one CLEME variant ("dependent_weighted", ...) in errant_compare's layout: counts
+    (weighted ones to 4 decimals), then P, R and F_beta rounded to 4 decimals."""
+    def count(x: float) -> str:
+        return str(int(x)) if float(x).is_integer() else f"{x:.4f}"
+
+    mode, _, weighting = variant.partition("_")
+    title = f" CLEME ({mode}, {'length-weighted' if weighting == 'weighted' else 'unweighted'}) "
+    values = [count(x) for x in (result.tp, result.fp, result.fn, result.tn)]
+    values += [str(round(x, 4)) for x in (result.p, result.r, result.f)]
+    lines = ["", "{:=^46}".format(title), "\t".join(["TP", "FP", "FN", "TN", "Prec", "Rec", "F" + str(result.beta)]),
+             "\t".join(values), "{:=^46}".format(""), ""]
+    return "\n".join(lines) + "\n"

@@ -17,14 +17,18 @@ from typing import Sequence
 
 
 def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
-    """Read and cross-check a hypothesis and a reference M2 file: same number of sentence blocks, same source tokens
-    in every block (unless check_sources is false). Returns (hyp_blocks, ref_blocks); raises InputError naming the
-    file and line."""
-    from peet_fast.io import InputError
+    """Read and cross-check a hypothesis and a reference M2 file (check_m2_pair). Returns (hyp_blocks, ref_blocks);
+    raises InputError naming the file and line."""
     from peet_fast.formats.m2 import read_m2
 
-    hyp = read_m2(hyp_path)
-    ref = read_m2(ref_path)
+    return check_m2_pair(read_m2(hyp_path), read_m2(ref_path), hyp_path, ref_path, check_sources)
+
+
+def check_m2_pair(hyp, ref, hyp_path: str, ref_path: str, check_sources: bool = True):
+    """Cross-check the blocks of a hypothesis and a reference M2: the same number of sentence blocks, the same
+    source tokens in every block (unless check_sources is false). Returns (hyp, ref)."""
+    from peet_fast.io import InputError
+
     if len(hyp) != len(ref):
         raise InputError(hyp_path, f"hyp and ref M2 differ in sentence count ({hyp_path}: {len(hyp)} blocks, "
                                    f"{ref_path}: {len(ref)} blocks)")
@@ -80,8 +84,8 @@ def load_para_pair(hyp_path: str, ref_path: str):
     """Read ChERRANT parallel files (``id \\t source \\t target ...``) for the hypothesis and the references; refuses
     different line counts and a line whose source differs (whitespace ignored, as ChERRANT ignores it).
     Returns (sources, hyp targets per line, ref targets per line)."""
-    from peet_fast.io import InputError
     from peet_fast.formats.para import read_para
+    from peet_fast.io import InputError
 
     h_src, h_tgt = read_para(hyp_path)
     r_src, r_tgt = read_para(ref_path)
@@ -92,3 +96,34 @@ def load_para_pair(hyp_path: str, ref_path: str):
         if "".join(a.split()) != "".join(b.split()):
             raise InputError(hyp_path, f"source differs from {ref_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
     return r_src, h_tgt, r_tgt
+
+
+def cleme_from_m2(hyp_blocks, ref_blocks, hyp_path: str = "<hyp>", ref_path: str = "<ref>") -> list:
+    """CLEME sentences (peet_fast.metrics.cleme.CSentence) of a hypothesis and a reference M2 read by load_m2_pair:
+    per block the hypothesis's first target and every reference target, as CLEME's M2 reader builds them
+    (metrics.cleme.cleme_targets; InputError naming the file and line for what CLEME cannot read)."""
+    from peet_fast.metrics.cleme import CSentence, cleme_targets
+
+    out = []
+    for h, r in zip(hyp_blocks, ref_blocks):
+        src, hyp_targets = cleme_targets(h, hyp_path)
+        _, ref_targets = cleme_targets(r, ref_path)
+        out.append(CSentence(src, hyp_targets[0], tuple(ref_targets)))
+    return out
+
+
+def cleme_from_parallel(annotator, src: Sequence[str], hyp: Sequence[str], refs: Sequence[Sequence[str]]) -> list:
+    """CLEME sentences of parallel text through a language's annotator (peet_fast.load): each target's edits are the
+    first alignment of what the annotator's M2 holds for SRC -> target (metrics.cleme.annotation_target), as
+    cleme_from_m2 reads that M2. refs: per sentence its references. One annotation batch."""
+    from peet_fast.metrics.cleme import CSentence, annotation_target
+
+    if not (len(src) == len(hyp) == len(refs)):
+        raise ValueError(f"src, hyp and refs differ in length ({len(src)}, {len(hyp)}, {len(refs)})")
+    order = [(k, None) for k in range(len(src))] + [(k, j) for k, r in enumerate(refs) for j in range(len(r))]
+    annotated = annotator.annotate_pairs([src[k] for k, _ in order],
+                                         [hyp[k] if j is None else refs[k][j] for k, j in order])
+    targets: list[list] = [[] for _ in src]
+    for (k, _), ann in zip(order, annotated):
+        targets[k].append(annotation_target(ann))
+    return [CSentence(t[0][0], t[0][1], tuple(r for _, r in t[1:])) for t in targets]

