@@ -65,13 +65,13 @@ class ZhAnnotator:
         self._vocab: dict = {}
         self._core = ZhCore()
         self._core.set_merge_punct(MERGE_PUNCT)
-        # only single characters are ever looked up, as keys and as members
-        self._confusion = {key: [ord(ch) for ch in members if len(ch) == 1]
-                           for key, members in (confusion or {}).items() if len(key) == 1}
+        # only single characters are ever looked up, as keys and as members (a token's members: _confusion_ids)
+        self._confusion = confusion or {}
         if segmented:               # tokens of several characters: looked up per character pair
-            for key, members in self._confusion.items():
-                for cp in set(members):
-                    self._core.add_confusion(ord(key), cp)
+            for key in self._confusion:
+                if len(key) == 1:
+                    for cp in set(self._confusion_ids(key)):
+                        self._core.add_confusion(ord(key), cp)
 
     # --- tokens ------------------------------------------------------------------------------------------------
 
@@ -135,7 +135,12 @@ class ZhAnnotator:
         else:
             high, mid, low = self._level(code[0:1]), self._level(code[1:2]), self._level(code[2:4])
         return self._core.add_token(tok, cjk, tok in ALIGN_PUNCT, high, mid, low,
-                                    self._reading_ids(tok) if cjk else [], self._confusion.get(tok, ()))
+                                    self._reading_ids(tok) if cjk else [], self._confusion_ids(tok))
+
+    def _confusion_ids(self, tok: str):
+        """The code points of a single-character token's single-character confusables (none for longer tokens)."""
+        members = self._confusion.get(tok) if len(tok) == 1 else None
+        return () if members is None else [ord(ch) for ch in members if len(ch) == 1]
 
     # --- annotation --------------------------------------------------------------------------------------------
 
