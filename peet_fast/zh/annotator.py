@@ -80,6 +80,8 @@ class ZhAnnotator:
         if self.segmented:
             return text.split()
         text = "".join(text.split())
+        if "[" not in text and "【" not in text:        # no placeholder can start: one token per character
+            return list(text)
         out = []
         i, n = 0, len(text)
         while i < n:
@@ -119,13 +121,15 @@ class ZhAnnotator:
 
     def _ids(self, tokens: Sequence[str]) -> np.ndarray:
         vocab = self._vocab
-        out = np.empty(len(tokens), dtype=np.int32)
-        for x, tok in enumerate(tokens):
-            tid = vocab.get(tok)
-            if tid is None:
-                tid = vocab[tok] = self._add(tok)
-            out[x] = tid
-        return out
+        ids = list(map(vocab.get, tokens))
+        if None in ids:                             # tokens seen for the first time
+            for x, tok in enumerate(tokens):
+                if ids[x] is None:
+                    tid = vocab.get(tok)
+                    if tid is None:
+                        tid = vocab[tok] = self._add(tok)
+                    ids[x] = tid
+        return np.array(ids, dtype=np.int32)
 
     def _add(self, tok: str) -> int:
         cjk = is_cjk(tok)
@@ -140,7 +144,12 @@ class ZhAnnotator:
     def _confusion_ids(self, tok: str):
         """The code points of a single-character token's single-character confusables (none for longer tokens)."""
         members = self._confusion.get(tok) if len(tok) == 1 else None
-        return () if members is None else [ord(ch) for ch in members if len(ch) == 1]
+        if members is None:
+            return ()
+        joined = "".join(members)
+        if len(joined) == len(members) and "" not in members:        # all single characters (the usual file)
+            return list(map(ord, joined))
+        return [ord(ch) for ch in members if len(ch) == 1]
 
     # --- annotation --------------------------------------------------------------------------------------------
 
