@@ -11,9 +11,8 @@ ChERRANT-format GBK file ``code word word ...``), toneless pinyin readings (pypi
 ChERRANT's punctuation strings, and an optional confusion set (ChERRANT's format ``char conf1 conf2 ...``)."""
 from __future__ import annotations
 
+from array import array
 from typing import Iterable, Mapping, Sequence, TextIO
-
-import numpy as np
 
 from peet_fast.languages import Annotation, SpanEdit
 from peet_fast.zh.m2 import write_zh_m2
@@ -119,7 +118,8 @@ class ZhAnnotator:
             ids.append(v)
         return ids
 
-    def _ids(self, tokens: Sequence[str]) -> np.ndarray:
+    def _ids(self, tokens: Sequence[str]) -> array:
+        """The token ids of a sentence (an int32 buffer for the core), new tokens added with their cost inputs."""
         vocab = self._vocab
         ids = list(map(vocab.get, tokens))
         if None in ids:                             # tokens seen for the first time
@@ -129,7 +129,7 @@ class ZhAnnotator:
                     if tid is None:
                         tid = vocab[tok] = self._add(tok)
                     ids[x] = tid
-        return np.array(ids, dtype=np.int32)
+        return array("i", ids)
 
     def _add(self, tok: str) -> int:
         cjk = is_cjk(tok)
