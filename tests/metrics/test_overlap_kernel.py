@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -176,3 +177,14 @@ def test_hand_cases():
 def test_lcs_length_of_token_sequences():
     assert O.lcs_length(["ab", "c", "ab"], ["c", "ab"]) == 2
     assert O.lcs_length([], ["x"]) == 0
+
+
+def test_kernel_refuses_inconsistent_input():
+    from peet_fast._ext.overlap import pair_stats
+
+    with pytest.raises(ValueError, match="same length"):
+        pair_stats(["a"], [], ["a"], [], {})
+    with pytest.raises(ValueError, match="one code point per token"):
+        pair_stats(["İ"], ["i"], ["i̇"], ["i"], {})
+    with pytest.raises(ValueError, match="single characters"):
+        pair_stats([], [], [], [], {"a": ("bc",)})
