@@ -32,7 +32,7 @@ from typing import Any, Iterable, Sequence
 
 from peet_fast.io import InputError, read_bytes
 from peet_fast.languages import span_rules
-from peet_fast.metrics.overlap import pair_scores
+from peet_fast.metrics.overlap import pair_scores_many
 
 # The 17 error types, in the evaluator's order (VALID_ERROR_TYPES of benchmarks/xcgec/objects.py).
 ERROR_TYPES: tuple[str, ...] = (
@@ -274,8 +274,8 @@ def description_scores(pairs: Iterable[tuple[str, str]]) -> dict:
     """Mean BLEU, METEOR, ROUGE-1/2/L F over (hyp description, ref description) pairs, character tokens."""
     sums = [0.0] * 5
     n = 0
-    for hyp_text, ref_text in pairs:
-        for i, v in enumerate(pair_scores(tokenize(hyp_text), tokenize(ref_text))):
+    for scores in pair_scores_many(("".join(h.split()), "".join(r.split())) for h, r in pairs):
+        for i, v in enumerate(scores):
             sums[i] += v
         n += 1
     keys = ("bleu", "meteor", "rouge-1", "rouge-2", "rouge-L")

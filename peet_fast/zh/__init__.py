@@ -4,12 +4,13 @@
     resources.py  ChERRANT's punctuation, Cilin, the confusion set, OpenCC t2s, toneless pinyin
     m2.py         ChERRANT's M2 output (T<k>-A<j> target lines)
 
-Importing this package loads neither pypinyin nor OpenCC: they load on first use."""
+Importing this package loads neither pypinyin nor OpenCC: they load on first use (pypinyin only for a token other
+than one character of U+4E00..U+9FFF, whose readings come from the precomputed table resources.PINYIN_TABLE)."""
 from peet_fast.zh.annotator import ZhAnnotator, is_spelling
 from peet_fast.zh.resources import load_cilin_file, load_cilin_package, load_confusion, pinyin_readings
 
-__all__ = ["ENSEMBLE_OPTIONS", "OPTIONS", "SPAN_RULES", "ZhAnnotator", "is_spelling", "load", "load_cilin_file", "load_cilin_package",
-           "load_confusion", "pinyin_readings"]
+__all__ = ["ENSEMBLE_OPTIONS", "OPTIONS", "SPAN_RULES", "ZhAnnotator", "is_spelling", "load", "load_cilin_file",
+           "load_cilin_package", "load_confusion", "pinyin_readings"]
 
 # span-based scoring (ChERRANT's compare): spaces removed from corrections; a sentence whose only reference is
 # "not annotatable" (NA) is skipped

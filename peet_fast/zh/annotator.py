@@ -11,9 +11,8 @@ ChERRANT-format GBK file ``code word word ...``), toneless pinyin readings (pypi
 ChERRANT's punctuation strings, and an optional confusion set (ChERRANT's format ``char conf1 conf2 ...``)."""
 from __future__ import annotations
 
+from array import array
 from typing import Iterable, Mapping, Sequence, TextIO
-
-import numpy as np
 
 from peet_fast.languages import Annotation, SpanEdit
 from peet_fast.zh.m2 import write_zh_m2
@@ -65,13 +64,13 @@ class ZhAnnotator:
         self._vocab: dict = {}
         self._core = ZhCore()
         self._core.set_merge_punct(MERGE_PUNCT)
-        # only single characters are ever looked up, as keys and as members
-        self._confusion = {key: [ord(ch) for ch in members if len(ch) == 1]
-                           for key, members in (confusion or {}).items() if len(key) == 1}
+        # only single characters are ever looked up, as keys and as members (a token's members: _confusion_ids)
+        self._confusion = confusion or {}
         if segmented:               # tokens of several characters: looked up per character pair
-            for key, members in self._confusion.items():
-                for cp in set(members):
-                    self._core.add_confusion(ord(key), cp)
+            for key in self._confusion:
+                if len(key) == 1:
+                    for cp in set(self._confusion_ids(key)):
+                        self._core.add_confusion(ord(key), cp)
 
     # --- tokens ------------------------------------------------------------------------------------------------
 
@@ -80,6 +79,8 @@ class ZhAnnotator:
         if self.segmented:
             return text.split()
         text = "".join(text.split())
+        if "[" not in text and "【" not in text:        # no placeholder can start: one token per character
+            return list(text)
         out = []
         i, n = 0, len(text)
         while i < n:
@@ -117,15 +118,18 @@ class ZhAnnotator:
             ids.append(v)
         return ids
 
-    def _ids(self, tokens: Sequence[str]) -> np.ndarray:
+    def _ids(self, tokens: Sequence[str]) -> array:
+        """The token ids of a sentence (an int32 buffer for the core), new tokens added with their cost inputs."""
         vocab = self._vocab
-        out = np.empty(len(tokens), dtype=np.int32)
-        for x, tok in enumerate(tokens):
-            tid = vocab.get(tok)
-            if tid is None:
-                tid = vocab[tok] = self._add(tok)
-            out[x] = tid
-        return out
+        ids = list(map(vocab.get, tokens))
+        if None in ids:                             # tokens seen for the first time
+            for x, tok in enumerate(tokens):
+                if ids[x] is None:
+                    tid = vocab.get(tok)
+                    if tid is None:
+                        tid = vocab[tok] = self._add(tok)
+                    ids[x] = tid
+        return array("i", ids)
 
     def _add(self, tok: str) -> int:
         cjk = is_cjk(tok)
@@ -135,7 +139,17 @@ class ZhAnnotator:
         else:
             high, mid, low = self._level(code[0:1]), self._level(code[1:2]), self._level(code[2:4])
         return self._core.add_token(tok, cjk, tok in ALIGN_PUNCT, high, mid, low,
-                                    self._reading_ids(tok) if cjk else [], self._confusion.get(tok, ()))
+                                    self._reading_ids(tok) if cjk else [], self._confusion_ids(tok))
+
+    def _confusion_ids(self, tok: str):
+        """The code points of a single-character token's single-character confusables (none for longer tokens)."""
+        members = self._confusion.get(tok) if len(tok) == 1 else None
+        if members is None:
+            return ()
+        joined = "".join(members)
+        if len(joined) == len(members) and "" not in members:        # all single characters (the usual file)
+            return list(map(ord, joined))
+        return [ord(ch) for ch in members if len(ch) == 1]
 
     # --- annotation --------------------------------------------------------------------------------------------
 

