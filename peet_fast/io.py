@@ -13,6 +13,16 @@ from typing import BinaryIO, Iterator, Sequence
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
+def cache_root() -> str:
+    """peet-fast's cache directory (not created here): $PEET_FAST_CACHE, else $XDG_CACHE_HOME/peet-fast, else
+    ~/.cache/peet-fast."""
+    explicit = os.environ.get("PEET_FAST_CACHE")
+    if explicit:
+        return explicit
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return os.path.join(base, "peet-fast")
+
+
 class InputError(ValueError):
     """A user-facing input problem; str() names the file (and line)."""
 

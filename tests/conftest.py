@@ -25,6 +25,11 @@ CONFIGS = tuple((m, lev) for lev in (False, True) for m in MERGES)
 
 
 def pytest_configure(config):
+    # the suite never reads or writes the user's cache directory (peet_fast.io.cache_root): one fresh one per run
+    import os
+    import tempfile
+
+    os.environ["PEET_FAST_CACHE"] = tempfile.mkdtemp(prefix="peet-fast-test-cache-")
     config.addinivalue_line(
         "markers", "slow: long differential runs over the shared corpora (run by default; deselect with -m 'not slow')")
 

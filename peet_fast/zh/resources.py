@@ -21,23 +21,19 @@ MERGE_PUNCT = string.punctuation + ("！？｡＂＃＄％＆＇（）＊＋，�
 PLACEHOLDERS = ("[缺失成分]", "【缺失成分】")
 
 
-# Readings of the CJK block U+4E00..U+9FFF (every single-character token that gets readings: see is_cjk), made with
-# make_pinyin_table from the pypinyin version named on its first line and used only under that version; tests check
-# it against pypinyin. Regenerate after a pypinyin upgrade:
-#   python -c "from peet_fast.zh.resources import write_pinyin_table; write_pinyin_table()"
-PINYIN_TABLE = Path(__file__).with_name("pinyin_cjk.txt")
+# Readings of the CJK block U+4E00..U+9FFF (every single-character token that gets readings: see is_cjk) are looked up
+# in a table made from the installed pypinyin on first use (make_pinyin_table; about a second) and kept in the user's
+# cache directory (peet_fast.io.cache_root()), one file per pypinyin version; later runs read the table instead of
+# importing pypinyin (more than half a second). Where the cache cannot be written, the table lives in memory only.
 CJK_FIRST, CJK_LAST = 0x4E00, 0x9FFF
 
 
 @lru_cache(maxsize=65536)
 def pinyin_readings(token: str) -> tuple:
     """The toneless pinyin readings of a token (pypinyin ``Style.NORMAL``, heteronyms), as ChERRANT compares them: from
-    the precomputed table for one CJK character (no pypinyin import: it costs more than half a second), else from
-    pypinyin."""
+    the pinyin table for one CJK character, else from pypinyin."""
     if len(token) == 1 and CJK_FIRST <= ord(token) <= CJK_LAST:
-        table = _pinyin_table()
-        if table is not None:
-            return tuple(table[ord(token) - CJK_FIRST].split(" "))
+        return tuple(_pinyin_table()[ord(token) - CJK_FIRST].split(" "))
     return _pypinyin_readings(token)
 
 
@@ -64,12 +60,19 @@ def _pypinyin_version() -> str | None:
     return None
 
 
-@lru_cache(maxsize=1)
-def _pinyin_table() -> list | None:
-    """The table's lines, one per code point from CJK_FIRST, when it was made with the installed pypinyin."""
+def pinyin_table_path() -> Path:
+    """Where the pinyin table of the installed pypinyin is cached."""
+    from peet_fast.io import cache_root
+
+    return Path(cache_root()) / f"pinyin-cjk-{_pypinyin_version()}.txt"
+
+
+def read_pinyin_table(path: str | os.PathLike) -> list | None:
+    """A cached table's lines, one per code point from CJK_FIRST, when it is whole and was made with the installed
+    pypinyin (None otherwise: missing, truncated, another version)."""
     try:
-        header, _, body = PINYIN_TABLE.read_text(encoding="utf-8").partition("\n")
-    except OSError:
+        header, _, body = Path(path).read_text(encoding="utf-8").partition("\n")
+    except (OSError, UnicodeDecodeError):
         return None
     lines = body.split("\n")
     if header != f"pypinyin {_pypinyin_version()}" or len(lines) != CJK_LAST - CJK_FIRST + 1:
@@ -77,8 +80,27 @@ def _pinyin_table() -> list | None:
     return lines
 
 
+@lru_cache(maxsize=1)
+def _pinyin_table() -> list:
+    """The pinyin table: the cached file when it is valid, else made now (and cached when the directory allows)."""
+    path = pinyin_table_path()
+    lines = read_pinyin_table(path)
+    if lines is not None:
+        return lines
+    text = make_pinyin_table()
+    try:
+        from peet_fast.io import atomic_write
+
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with atomic_write(path) as fh:
+            fh.write(text)
+    except OSError:
+        pass                # a read-only or full cache: this process keeps the table in memory
+    return text.partition("\n")[2].split("\n")
+
+
 def make_pinyin_table() -> str:
-    """The text of PINYIN_TABLE under the installed pypinyin: a header line ``pypinyin VERSION``, then per code point
+    """The pinyin table's text under the installed pypinyin: a header line ``pypinyin VERSION``, then per code point
     CJK_FIRST..CJK_LAST its readings joined by spaces."""
     lines = [f"pypinyin {_pypinyin_version()}"]
     for cp in range(CJK_FIRST, CJK_LAST + 1):
@@ -87,11 +109,6 @@ def make_pinyin_table() -> str:
             raise ValueError(f"U+{cp:04X}: readings {readings!r} do not fit the table's layout")
         lines.append(" ".join(readings))
     return "\n".join(lines)
-
-
-def write_pinyin_table(path: str | os.PathLike = PINYIN_TABLE) -> None:
-    """Write make_pinyin_table() to ``path`` (the package's table by default)."""
-    Path(path).write_text(make_pinyin_table(), encoding="utf-8")
 
 
 def is_cjk(token: str) -> bool:

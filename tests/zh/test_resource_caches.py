@@ -1,5 +1,6 @@
-"""The cached look-ups of the Chinese aligner: the precomputed pinyin table against pypinyin itself (every code point
-it covers), its version guard, and the lazily split confusion set against the eager parse it replaces."""
+"""The cached look-ups of the Chinese aligner: the pinyin table (made from pypinyin on first use and kept in the cache
+directory) against pypinyin itself for every code point it covers, its version and truncation guards, and the lazily
+split confusion set against the eager parse it replaces."""
 from __future__ import annotations
 
 import pytest
@@ -8,11 +9,24 @@ from peet_fast.zh import ZhAnnotator, load_confusion
 from peet_fast.zh import resources as R
 
 
-def test_pinyin_table_equals_pypinyin_for_every_code_point():
-    """The shipped table is exactly what the installed pypinyin says (regenerate it after an upgrade: see
-    resources.PINYIN_TABLE)."""
-    assert R.PINYIN_TABLE.read_text(encoding="utf-8") == R.make_pinyin_table()
-    assert R._pinyin_table() is not None                 # and it is in use under this pypinyin
+@pytest.fixture
+def fresh_caches(tmp_path, monkeypatch):
+    """An empty cache directory and no table in memory."""
+    monkeypatch.setenv("PEET_FAST_CACHE", str(tmp_path / "cache"))
+    R._pinyin_table.cache_clear()
+    R.pinyin_readings.cache_clear()
+    yield tmp_path / "cache"
+    R._pinyin_table.cache_clear()
+    R.pinyin_readings.cache_clear()
+
+
+def test_pinyin_table_equals_pypinyin_for_every_code_point(fresh_caches):
+    lines = R._pinyin_table()
+    assert len(lines) == R.CJK_LAST - R.CJK_FIRST + 1
+    for k, line in enumerate(lines):
+        assert tuple(line.split(" ")) == R._pypinyin_readings(chr(R.CJK_FIRST + k)), hex(R.CJK_FIRST + k)
+    cached = R.pinyin_table_path()
+    assert cached.parent == fresh_caches and R.read_pinyin_table(cached) == lines      # written for the next run
 
 
 @pytest.mark.parametrize("token", ["中", "了", "行", "乐", "\u4e00", "\u9fff", "A", "。", "中国", "\u3400", "𠀀"])
@@ -20,33 +34,24 @@ def test_pinyin_readings_equal_pypinyin(token):
     assert R.pinyin_readings(token) == R._pypinyin_readings(token)
 
 
-@pytest.fixture
-def fresh_caches():
-    R._pinyin_table.cache_clear()
-    R.pinyin_readings.cache_clear()
-    yield
-    R._pinyin_table.cache_clear()
-    R.pinyin_readings.cache_clear()
+def test_table_of_another_pypinyin_version_or_truncated_is_remade(fresh_caches):
+    path = R.pinyin_table_path()
+    path.parent.mkdir(parents=True)
+    n = R.CJK_LAST - R.CJK_FIRST + 1
+    for bad in ("pypinyin 0.0.1\n" + "\n".join(["zzz"] * n),
+                f"pypinyin {R._pypinyin_version()}\n" + "\n".join(["zzz"] * 100)):
+        path.write_text(bad, encoding="utf-8")
+        assert R.read_pinyin_table(path) is None
+        R._pinyin_table.cache_clear()
+        R.pinyin_readings.cache_clear()
+        assert R.pinyin_readings("中") == R._pypinyin_readings("中") != ("zzz",)
+        assert R.read_pinyin_table(path) is not None                                   # remade
 
 
-def test_table_of_another_pypinyin_version_is_not_used(tmp_path, monkeypatch, fresh_caches):
-    stale = tmp_path / "pinyin_cjk.txt"
-    text = R.PINYIN_TABLE.read_text(encoding="utf-8")
-    header, _, body = text.partition("\n")
-    stale.write_text("pypinyin 0.0.1\n" + "zzz\n" * body.count("\n") + "zzz", encoding="utf-8")
-    monkeypatch.setattr(R, "PINYIN_TABLE", stale)
-    assert R._pinyin_table() is None
-    assert R.pinyin_readings("中") == R._pypinyin_readings("中") != ("zzz",)
-
-
-def test_truncated_table_is_not_used(tmp_path, monkeypatch, fresh_caches):
-    short = tmp_path / "pinyin_cjk.txt"
-    short.write_text("\n".join(R.PINYIN_TABLE.read_text(encoding="utf-8").split("\n")[:100]), encoding="utf-8")
-    monkeypatch.setattr(R, "PINYIN_TABLE", short)
-    assert R._pinyin_table() is None
-    monkeypatch.setattr(R, "PINYIN_TABLE", tmp_path / "missing.txt")
-    R._pinyin_table.cache_clear()
-    assert R._pinyin_table() is None
+def test_unwritable_cache_keeps_the_table_in_memory(fresh_caches, monkeypatch):
+    fresh_caches.parent.joinpath("file").write_text("x")
+    monkeypatch.setenv("PEET_FAST_CACHE", str(fresh_caches.parent / "file" / "sub"))   # under a file: cannot exist
+    assert R.pinyin_readings("乐") == R._pypinyin_readings("乐")
 
 
 def _eager_confusion(path) -> dict:
