@@ -1,10 +1,9 @@
-"""What every command shares: the progress line, the annotator options and how flags become annotator
+"""What every command shares: the annotator options and how flags become annotator
 options (peet_fast.load), the job options and the model entry of --summary files."""
 from __future__ import annotations
 
 import contextlib
 import sys
-import time
 
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import PipelineError
@@ -13,32 +12,6 @@ from peet_fast.model import ModelError
 
 # errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
 USER_ERRORS = (InputError, PipelineError, ModelError, FeatureError)
-
-
-class Progress:
-    """A one-line progress report on stderr for runs longer than a couple of seconds (only on a terminal)."""
-
-    def __init__(self, total: int | None, label: str, enabled: bool | None = None):
-        self.total = total
-        self.label = label
-        self.start = time.perf_counter()
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.shown = False
-
-    def __call__(self, done: int, total: int | None = None) -> None:
-        if total is not None:
-            self.total = total
-        elapsed = time.perf_counter() - self.start
-        if self.enabled and (self.shown or elapsed > 2.0):
-            rate = done / elapsed if elapsed else 0.0
-            of = f"/{self.total}" if self.total is not None else ""
-            sys.stderr.write(f"\r{self.label}: {done}{of} lines ({rate:,.0f}/s)")
-            sys.stderr.flush()
-            self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
 
 
 def add_debug_option(p) -> None:

@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import Progress, add_job_options, add_pipeline_options, job_options, job_runner
+from peet_fast.cli._common import add_job_options, add_pipeline_options, job_options, job_runner
+from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError
 
@@ -41,11 +42,9 @@ def run(args) -> int:
         raise InputError("featurize", "give either --mo FILE --trg FILE, or --pairs FILE")
     source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
               else text_source([args.mo, args.trg]))
-    progress = Progress(None, "featurize")
-    with job_options():
+    with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
                          shard_rows=args.shard_rows, runner=runner, progress=progress)
-    progress.close()
     if done.shards is None:
         print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
               file=sys.stderr)

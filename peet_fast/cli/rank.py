@@ -4,7 +4,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import Progress, add_pipeline_options, load_annotator, model_summary
+from peet_fast.cli._common import add_pipeline_options, load_annotator, model_summary
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, check_output, read_parallel, write_json
 
 
@@ -45,10 +46,10 @@ def ranking_from_args(args):
     model = load_model(args.model)
     texts = read_parallel([*args.hyp, *args.ref])
     hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
-    progress = Progress(len(refs[0]), args.command)
-    ranking = rank_systems(load_annotator(args), model, args.hyp, hyps, refs, args.bootstrap, args.seed, human,
-                           on_chunk=lambda ch: progress(ch.stop))
-    progress.close()
+    annotator = load_annotator(args)
+    with progress_for(args, total=len(refs[0])) as progress:
+        ranking = rank_systems(annotator, model, args.hyp, hyps, refs, args.bootstrap, args.seed, human,
+                               on_chunk=lambda ch: progress(ch.stop))
     return ranking, model
 
 

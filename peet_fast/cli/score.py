@@ -5,13 +5,13 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
-    Progress,
     add_job_options,
     add_pipeline_options,
     job_options,
     job_runner,
     model_summary,
 )
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import check_output, write_json
 
 
@@ -46,12 +46,10 @@ def run(args) -> int:
     check_output(args.summary)
     runner = job_runner(args)
     model = load_model(args.model)
-    progress = Progress(None, "score")
-    with job_options():
+    with job_options(), progress_for(args) as progress:
         scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
                        runner=runner, progress=progress)
-    progress.close()
     ranked = rank(scores)
     if args.summary:
         summary = {"model": model_summary(model, args),

@@ -183,9 +183,11 @@ class Runner(Protocol):
         as it finishes (in any order)."""
 
 
-def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int], None] | None = None) -> Manifest:
+def run_job(spec: JobSpec, out_dir: str, runner: Runner,
+            progress: Callable[[int, int], None] | None = None) -> Manifest:
     """Plan the shards, skip those an earlier run completed, compute the rest with runner, and return the
-    manifest. progress, if given, sees the number of rows done after each shard."""
+    manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned and after each
+    shard; its describe(text) method, where it has one, hears the number of shards."""
     check_at_least_one(shard_rows=spec.shard_rows)
     shards, total = plan(spec.source, spec.shard_rows)
     os.makedirs(out_dir, exist_ok=True)
@@ -200,7 +202,12 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int
         manifest.add(entry)
         done_rows += entry["stop"] - entry["start"]
         if progress is not None:
-            progress(done_rows)
+            progress(done_rows, total)
+
+    if progress is not None:
+        if hasattr(progress, "describe"):
+            progress.describe(f"{len(shards)} shards")
+        progress(done_rows, total)
 
     if todo:
         runner.run(spec, todo, out_dir, finished)

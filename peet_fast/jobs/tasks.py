@@ -21,7 +21,8 @@ from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
 from peet_fast.scoring import SystemScore, score_systems, system_mean, system_names
 
-# progress(rows done, total rows or None where not known in advance)
+# progress(rows done, total rows or None where not known in advance); a sharded job also calls its describe(text),
+# where it has one, with the number of shards
 ProgressFn = Callable[[int, "int | None"], None]
 _FEATURIZE_CHUNK = 4096
 
@@ -49,7 +50,7 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
                    shard_rows=shard_rows)
-    manifest = run_job(spec, out, runner, None if progress is None else lambda done: progress(done, None))
+    manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
 
 
@@ -94,7 +95,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
                    batch_size=batch_size, shard_rows=shard_rows,
                    extra={"contributions": True} if contributions else {})
-    manifest = run_job(spec, out_dir, runner, None if progress is None else lambda done: progress(done, None))
+    manifest = run_job(spec, out_dir, runner, progress)
     return score_summary(out_dir, names, hyp_files, manifest.total)
 
 
