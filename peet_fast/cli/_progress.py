@@ -110,5 +110,10 @@ def progress_for(args, label: str | None = None, total: int | None = None, unit:
     return Progress(label or args.command, total, unit, quiet=getattr(args, "quiet", False))
 
 
+def parse_unit(lang: str) -> str:
+    """What the annotator of a language counts in its progress: sentences parsed (English), pairs aligned (Chinese)."""
+    return "pairs" if lang == "zh" else "sentences"
+
+
 def add_quiet_option(p) -> None:
     p.add_argument("--quiet", action="store_true", help="no progress report on stderr")

@@ -5,7 +5,8 @@ import argparse
 import sys
 
 from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
-from peet_fast.io import InputError, check_output, read_parallel, write_json
+from peet_fast.cli._progress import parse_unit, progress_for
+from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -90,10 +91,14 @@ def run(args) -> int:
         hyp = span.m2_sentences(hyp_b, alignments=args.alignments)
         ref = span.m2_sentences(ref_b, alignments=args.alignments)
     else:
-        src, hyp_t, *refs_t = read_parallel([args.src, args.hyp, *args.ref])
+        texts = read_parallel([args.src, args.hyp, *args.ref])
+        columns = list(zip([args.src, args.hyp, *args.ref], texts))
+        src, hyp_t, *refs_t = texts
         refs_t = [list(r) for r in zip(*refs_t)]
     if text:
-        hyp, ref = C.sentences_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
+        annotator = load_annotator(args, args.lang, progress=progress_for(args, unit=parse_unit(args.lang)))
+        with annotator.progress, lines_located(columns if args.src is not None else []):
+            hyp, ref = C.sentences_from_parallel(annotator, src, hyp_t, refs_t, args.alignments)
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
                                 multi=args.multi, filt=args.filt)
     if args.summary:

@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 
 from peet_fast.cli._common import add_zh_resources, load_annotator
+from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.io import InputError, check_output, write_json
 
 
@@ -40,8 +42,9 @@ def run(args) -> int:
     check_aligned(hyp, ref, args.hyp, args.ref)
     annotator = None
     if not args.no_correction:
-        annotator = load_annotator(args, "zh", t2s=False)
-    summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
+        annotator = load_annotator(args, "zh", t2s=False, progress=progress_for(args, unit=parse_unit("zh")))
+    with annotator.progress if annotator is not None else contextlib.nullcontext():
+        summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
         write_json(args.summary, summary)

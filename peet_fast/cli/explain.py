@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, check_output, write_json
 
 
@@ -32,8 +33,10 @@ def run(args) -> int:
     check_output(args.json)
     model = load_model(None if args.model == "published" else args.model)
     if args.data:
-        std, rows = std_from_data(model, args.data, lambda: load_annotator(args), mo=args.mo_column,
-                                  trg=args.trg_column, src=args.src_column, time=args.time_column)
+        with progress_for(args, unit="sentences") as progress:
+            std, rows = std_from_data(model, args.data, lambda: load_annotator(args, progress=progress),
+                                      mo=args.mo_column, trg=args.trg_column, src=args.src_column,
+                                      time=args.time_column)
         origin = f"{args.data} ({rows} rows)"
     else:
         std = stored_std(model)

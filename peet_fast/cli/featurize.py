@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_job_options, add_pipeline_options, job_options, job_runner
+from peet_fast.cli._common import add_job_options, add_pipeline_options, job_options, job_runner, max_line_tokens
 from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError
@@ -44,7 +44,8 @@ def run(args) -> int:
               else text_source([args.mo, args.trg]))
     with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
-                         shard_rows=args.shard_rows, runner=runner, progress=progress)
+                         shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
+                         progress=progress)
     if done.shards is None:
         print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
               file=sys.stderr)

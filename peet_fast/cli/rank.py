@@ -6,7 +6,7 @@ import sys
 
 from peet_fast.cli._common import add_pipeline_options, load_annotator, model_summary
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import InputError, check_output, read_parallel, write_json
+from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
 
 
 def add_rank_inputs(p) -> None:
@@ -47,7 +47,7 @@ def ranking_from_args(args):
     texts = read_parallel([*args.hyp, *args.ref])
     hyps, refs = texts[:len(args.hyp)], texts[len(args.hyp):]
     annotator = load_annotator(args)
-    with progress_for(args, total=len(refs[0])) as progress:
+    with progress_for(args, total=len(refs[0])) as progress, lines_located(list(zip([*args.hyp, *args.ref], texts))):
         ranking = rank_systems(annotator, model, args.hyp, hyps, refs, args.bootstrap, args.seed, human,
                                on_chunk=lambda ch: progress(ch.stop))
     return ranking, model

@@ -9,6 +9,7 @@ from peet_fast.cli._common import (
     add_pipeline_options,
     job_options,
     job_runner,
+    max_line_tokens,
     model_summary,
 )
 from peet_fast.cli._progress import progress_for
@@ -49,7 +50,7 @@ def run(args) -> int:
     with job_options(), progress_for(args) as progress:
         scores = score(args.hyp, args.ref, model, args.out, contributions=args.contributions,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       runner=runner, progress=progress)
+                       max_line_tokens=max_line_tokens(args), runner=runner, progress=progress)
     ranked = rank(scores)
     if args.summary:
         summary = {"model": model_summary(model, args),

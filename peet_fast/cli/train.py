@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import add_data_columns, add_pipeline_options, load_annotator
+from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES
 from peet_fast.io import InputError, check_output
 
@@ -81,9 +82,10 @@ def run(args) -> int:
     prep = T.load_training_rows(args.data, args.source, args.max_time, mo=args.mo_column, trg=args.trg_column,
                                 src=args.src_column, time=args.time_column)
     name = args.name or os.path.splitext(os.path.basename(args.out))[0] or "peet-model"
-    trained = T.train_model(load_annotator(args), prep, args.features, args.source, estimator, name=name,
-                            data_name=os.path.basename(args.data), max_time=args.max_time, repeats=args.repeats,
-                            seed=args.seed)
+    with progress_for(args, unit="sentences") as progress:
+        trained = T.train_model(load_annotator(args, progress=progress), prep, args.features, args.source, estimator,
+                                name=name, data_name=os.path.basename(args.data), max_time=args.max_time,
+                                repeats=args.repeats, seed=args.seed)
     trained.model.save(args.out)
     fitted, names = trained.fitted, trained.names
     run0 = fitted.runs[0]

