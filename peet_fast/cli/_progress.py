@@ -1,7 +1,8 @@
 """Progress of a command's long step on stderr, fed by the library's callbacks ``progress(done, total)`` (total None
 where it is not known): on a terminal a tqdm bar (count, total, rate, ETA) once the step has run 2 s; otherwise one
-plain line every 10 s (PEET_FAST_PROGRESS_INTERVAL seconds), so that the logs of batch and cluster jobs show
-progress; nothing with --quiet. stdout is never touched."""
+plain line every 10 s, so that the logs of batch and cluster jobs show progress; nothing with --quiet. The
+environment variable PEET_FAST_PROGRESS_INTERVAL (seconds) sets that interval and caps the bar's delay. stdout is
+never touched."""
 from __future__ import annotations
 
 import os
@@ -70,7 +71,7 @@ class Progress:
             from tqdm import tqdm
 
             self.bar = tqdm(total=self.total, desc=self.label, unit=f" {self.unit}", file=self.stream,
-                            delay=BAR_DELAY, dynamic_ncols=True, initial=self.done)
+                            delay=min(BAR_DELAY, self.interval), dynamic_ncols=True, initial=self.done)
         if self.total != self.bar.total:
             self.bar.total = self.total
         self.bar.update(self.done - self.bar.n)
