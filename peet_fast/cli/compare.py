@@ -96,8 +96,9 @@ def run(args) -> int:
         src, hyp_t, *refs_t = texts
         refs_t = [list(r) for r in zip(*refs_t)]
     if text:
-        annotator = load_annotator(args, args.lang, progress=progress_for(args, unit=parse_unit(args.lang)))
-        with annotator.progress, lines_located(columns if args.src is not None else []):
+        progress = progress_for(args, unit=parse_unit(args.lang))
+        annotator = load_annotator(args, args.lang, progress=progress)
+        with progress, lines_located(columns if args.src is not None else []):
             hyp, ref = C.sentences_from_parallel(annotator, src, hyp_t, refs_t, args.alignments)
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
                                 multi=args.multi, filt=args.filt)

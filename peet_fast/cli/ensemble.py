@@ -46,10 +46,10 @@ def run(args) -> int:
     check_output(args.out)
     from peet_fast.languages import language
 
-    annotator = load_annotator(args, args.lang, progress=progress_for(args, unit=parse_unit(args.lang)),
-                               **language(args.lang).ENSEMBLE_OPTIONS)
+    progress = progress_for(args, unit=parse_unit(args.lang))
+    annotator = load_annotator(args, args.lang, progress=progress, **language(args.lang).ENSEMBLE_OPTIONS)
     src, *hyps = read_parallel([args.src, *args.hyp])
-    with annotator.progress, lines_located(list(zip([args.src, *args.hyp], [src, *hyps]))):
+    with progress, lines_located(list(zip([args.src, *args.hyp], [src, *hyps]))):
         result = E.ensemble(annotator, src, hyps, th)
     with atomic_write(args.out) as fh:
         fh.writelines(s + "\n" for s in result.sentences)

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 
 from peet_fast.cli._common import add_zh_resources, load_annotator
 from peet_fast.cli._progress import parse_unit, progress_for
@@ -41,9 +40,10 @@ def run(args) -> int:
     ref = read_excgec(args.ref)
     check_aligned(hyp, ref, args.hyp, args.ref)
     annotator = None
+    progress = progress_for(args, unit=parse_unit("zh"))
     if not args.no_correction:
-        annotator = load_annotator(args, "zh", t2s=False, progress=progress_for(args, unit=parse_unit("zh")))
-    with annotator.progress if annotator is not None else contextlib.nullcontext():
+        annotator = load_annotator(args, "zh", t2s=False, progress=progress)
+    with progress:
         summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
