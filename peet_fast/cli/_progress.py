@@ -62,7 +62,8 @@ class Progress:
             self._bar()
             return
         now = time.monotonic()
-        if now - self.last >= self.interval:
+        finished = self.total is not None and done >= self.total     # close() writes that line, with the time
+        if now - self.last >= self.interval and not finished:
             self.last = now
             self._line(now)
 
@@ -95,7 +96,8 @@ class Progress:
         if self.bar is not None:
             self.bar.close()
             self.bar = None
-        elif self.lines and completed and not self.quiet:
+        elif completed and not self.quiet and (self.lines or (self.done and
+                                                            time.monotonic() - self.start >= self.interval)):
             self._line(time.monotonic(), final=True)
             self.lines = 0
 
