@@ -33,6 +33,47 @@ class InputError(ValueError):
         super().__init__(f"{where}: {message}")
 
 
+class LineTooLong(InputError):
+    """A sentence the parser refuses (over its line limits), raised before it is placed: `text` is the sentence,
+    `reason` the message. Where the lines were read, lines_located() turns it into an InputError naming the file and
+    line; unplaced, it names "<input>"."""
+
+    def __init__(self, text: str, reason: str):
+        self.text = text
+        self.reason = reason
+        super().__init__("<input>", reason)
+
+
+@contextlib.contextmanager
+def lines_located(columns: Sequence[tuple[str, Sequence[str]]], first_line: int | None = 1, suffix: str = ""):
+    """Within the block, a LineTooLong about one of these lines becomes an InputError naming its file and line.
+    columns: (path, its lines) each, line k of a file being line first_line + k (first_line None: row k of a table,
+    named in the message); suffix ends the message (e.g. " (shard 3)"). The earliest line holding the sentence is
+    named (whitespace as the parser normalises it)."""
+    try:
+        yield
+    except LineTooLong as exc:
+        raise locate_line(exc, columns, first_line, suffix) from None
+
+
+def locate_line(exc: LineTooLong, columns: Sequence[tuple[str, Sequence[str]]], first_line: int | None = 1,
+                suffix: str = "") -> InputError:
+    """The InputError naming where exc's sentence is (see lines_located); exc itself where it is in none of them."""
+    key = " ".join(exc.text.split())
+    found = None
+    for path, lines in columns:
+        for k, line in enumerate(lines):
+            if (found is None or k < found[1]) and len(line) >= len(key) and " ".join(line.split()) == key:
+                found = (path, k)
+                break
+    if found is None:
+        return exc
+    path, k = found
+    if first_line is None:
+        return InputError(path, f"row {k}: {exc.reason}{suffix}")
+    return InputError(path, exc.reason + suffix, first_line + k)
+
+
 def open_input(path: str) -> BinaryIO:
     """Open an input file for binary reading, or raise InputError saying why not."""
     try:

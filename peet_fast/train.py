@@ -20,6 +20,7 @@ Everything inside works on plain NumPy arrays; the boundary (reading, validation
 """
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
@@ -244,13 +245,14 @@ class Prepared:
     rows_read: int
     rows_over_max_time: int
     duplicates_merged: int
+    data: Annotated | None = None     # the rows as read (to name the line of a sentence refused by the parser)
 
 
 def prepare(data: Annotated, max_time: float = MAX_TIME) -> Prepared:
     """Steps 2-3 of the protocol (nothing is done without times: every row is used as it is)."""
     n = len(data)
     if data.time is None:
-        return Prepared(data.mo, data.trg, data.src, None, n, 0, 0)
+        return Prepared(data.mo, data.trg, data.src, None, n, 0, 0, data)
     keep = np.flatnonzero(within_max_time(data.time, max_time))
     mo = [data.mo[i] for i in keep]
     trg = [data.trg[i] for i in keep]
@@ -259,16 +261,29 @@ def prepare(data: Annotated, max_time: float = MAX_TIME) -> Prepared:
     first, time = merge_duplicates(keys, data.time[keep])
     pick = first.tolist()
     return Prepared([mo[i] for i in pick], [trg[i] for i in pick], [src[i] for i in pick] if src is not None else None,
-                    time, n, n - len(keep), len(keep) - len(pick))
+                    time, n, n - len(keep), len(keep) - len(pick), data)
 
 
 def compute_features(annotator, prep: Prepared, feature_set: str, source_mode: str) -> dict:
     """Feature columns (canonical order) of the prepared rows."""
     from peet_fast.en.features import featurize, featurize_src
 
-    if source_mode == "src-mo-trg":
-        return featurize_src(annotator, prep.src, prep.mo, prep.trg, feature_set)
-    return featurize(annotator, prep.mo, prep.trg, feature_set)
+    with _lines_of(prep.data):
+        if source_mode == "src-mo-trg":
+            return featurize_src(annotator, prep.src, prep.mo, prep.trg, feature_set)
+        return featurize(annotator, prep.mo, prep.trg, feature_set)
+
+
+def _lines_of(data: Annotated | None):
+    """lines_located for the rows as read: the file's line (TSV, JSONL) or row (Parquet) of a refused sentence."""
+    from peet_fast.formats.pairs import pair_format
+    from peet_fast.io import lines_located
+
+    if data is None:
+        return contextlib.nullcontext()
+    kind = pair_format(data.path)
+    columns = [(data.path, col) for col in (data.src, data.mo, data.trg) if col is not None]
+    return lines_located(columns, None if kind == "parquet" else 2 if kind == "tsv" else 1)
 
 
 def feature_matrix(columns: dict, names: Sequence[str]) -> np.ndarray:

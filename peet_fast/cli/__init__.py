@@ -9,6 +9,7 @@ import traceback
 
 from peet_fast import __version__
 from peet_fast.cli._common import add_debug_option, error_line, interrupt_line, terminate_as_interrupt
+from peet_fast.cli._progress import add_quiet_option
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
             "report", "excgec", "agreement")
@@ -26,6 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
         command = importlib.import_module(f"peet_fast.cli.{name}")
         p = command.add_parser(sub)
         add_debug_option(p)
+        add_quiet_option(p)
         p.set_defaults(func=command.run)
         parser.commands[name] = p
     return parser

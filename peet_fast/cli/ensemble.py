@@ -5,7 +5,8 @@ import argparse
 import sys
 
 from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
-from peet_fast.io import InputError, atomic_write, check_output, read_parallel
+from peet_fast.cli._progress import parse_unit, progress_for
+from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -45,9 +46,11 @@ def run(args) -> int:
     check_output(args.out)
     from peet_fast.languages import language
 
-    annotator = load_annotator(args, args.lang, **language(args.lang).ENSEMBLE_OPTIONS)
+    progress = progress_for(args, unit=parse_unit(args.lang))
+    annotator = load_annotator(args, args.lang, progress=progress, **language(args.lang).ENSEMBLE_OPTIONS)
     src, *hyps = read_parallel([args.src, *args.hyp])
-    result = E.ensemble(annotator, src, hyps, th)
+    with progress, lines_located(list(zip([args.src, *args.hyp], [src, *hyps]))):
+        result = E.ensemble(annotator, src, hyps, th)
     with atomic_write(args.out) as fh:
         fh.writelines(s + "\n" for s in result.sentences)
     print(f"peet-fast ensemble: {len(args.hyp)} systems, {result.candidates} distinct edits, {result.kept} applied "

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from peet_fast.cli._common import add_zh_resources, load_annotator
+from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.io import InputError, check_output, write_json
 
 
@@ -39,9 +40,11 @@ def run(args) -> int:
     ref = read_excgec(args.ref)
     check_aligned(hyp, ref, args.hyp, args.ref)
     annotator = None
+    progress = progress_for(args, unit=parse_unit("zh"))
     if not args.no_correction:
-        annotator = load_annotator(args, "zh", t2s=False)
-    summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
+        annotator = load_annotator(args, "zh", t2s=False, progress=progress)
+    with progress:
+        summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
         write_json(args.summary, summary)

@@ -10,6 +10,7 @@ from peet_fast.cli._common import (
     load_annotator,
     warn_if_untokenised,
 )
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, check_output, write_json
 
 
@@ -42,8 +43,10 @@ def run(args) -> int:
         from peet_fast.formats.pairs import head_column
 
         warn_if_untokenised(args, [(args.data, head_column(args.data, args.mo_column))])
-        std, rows = std_from_data(model, args.data, lambda: load_annotator(args), mo=args.mo_column,
-                                  trg=args.trg_column, src=args.src_column, time=args.time_column)
+        with progress_for(args, unit="sentences") as progress:
+            std, rows = std_from_data(model, args.data, lambda: load_annotator(args, progress=progress),
+                                      mo=args.mo_column, trg=args.trg_column, src=args.src_column,
+                                      time=args.time_column)
         origin = f"{args.data} ({rows} rows)"
     else:
         std = stored_std(model)

@@ -5,14 +5,15 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
-    Progress,
     add_job_options,
     add_pipeline_options,
     add_tokenize_option,
     job_options,
     job_runner,
+    max_line_tokens,
     warn_if_untokenised,
 )
+from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError
 
@@ -56,12 +57,10 @@ def run(args) -> int:
         warn_if_untokenised(args, [(args.pairs, head_column(args.pairs, args.mo_column))])
     else:
         warn_if_untokenised(args, [args.mo, args.trg])
-    progress = Progress(None, "featurize")
-    with job_options():
+    with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
-                         shard_rows=args.shard_rows, runner=runner, progress=progress,
-                         tokenise=args.tok)
-    progress.close()
+                         shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
+                         progress=progress, tokenise=args.tok)
     if done.shards is None:
         print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
               file=sys.stderr)

@@ -5,14 +5,14 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
-    Progress,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
     add_zh_resources,
     load_annotator,
 )
-from peet_fast.io import InputError, atomic_write, check_output, read_parallel
+from peet_fast.cli._progress import progress_for
+from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
 
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
 
@@ -70,13 +70,13 @@ def run(args) -> int:
     check_output(args.out)
     if args.para:
         sources, targets = read_para(args.para)
+        columns = []
     else:
         sources, *cors = read_parallel([args.orig, *args.cor])
         targets = [list(t) for t in zip(*cors)]
-    progress = Progress(len(sources), "m2")
-    with atomic_write(args.out) as out:
+        columns = list(zip([args.orig, *args.cor], [sources, *cors]))
+    with progress_for(args, total=len(sources)) as progress, lines_located(columns), atomic_write(args.out) as out:
         n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.orig)
-    progress.close()
     files = f", {len(args.cor)} corrected file{'s' if len(args.cor) > 1 else ''}" if args.cor else ""
     print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
     return 0

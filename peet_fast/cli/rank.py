@@ -5,7 +5,6 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
-    Progress,
     add_pipeline_options,
     add_system_inputs,
     add_tokenize_option,
@@ -14,8 +13,9 @@ from peet_fast.cli._common import (
     model_summary,
     warn_if_untokenised,
 )
+from peet_fast.cli._progress import progress_for
 from peet_fast.cli.score import PER_WORD_NOTE
-from peet_fast.io import InputError, check_output, read_parallel, write_json
+from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
 
 
 def add_rank_inputs(p) -> None:
@@ -63,10 +63,10 @@ def ranking_from_args(args):
     texts = read_parallel([*paths, *args.ref])
     warn_if_untokenised(args, zip([*paths, *args.ref], texts))
     hyps, refs = texts[:len(paths)], texts[len(paths):]
-    progress = Progress(len(refs[0]), args.command)
-    ranking = rank_systems(load_annotator(args), model, paths, hyps, refs, args.bootstrap, args.seed, human,
-                           on_chunk=lambda ch: progress(ch.stop), names=names)
-    progress.close()
+    annotator = load_annotator(args)
+    with progress_for(args, total=len(refs[0])) as progress, lines_located(list(zip([*paths, *args.ref], texts))):
+        ranking = rank_systems(annotator, model, paths, hyps, refs, args.bootstrap, args.seed, human,
+                               on_chunk=lambda ch: progress(ch.stop), names=names)
     return ranking, model
 
 

@@ -5,7 +5,6 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
-    Progress,
     add_job_options,
     add_pipeline_options,
     add_system_inputs,
@@ -13,9 +12,11 @@ from peet_fast.cli._common import (
     hyp_systems,
     job_options,
     job_runner,
+    max_line_tokens,
     model_summary,
     warn_if_untokenised,
 )
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import check_output, write_json
 
 PER_WORD_NOTE = ("s/word: total predicted seconds / total MO words; mean s/word: mean over sentences with MO words "
@@ -63,13 +64,11 @@ def run(args) -> int:
     runner = job_runner(args)
     model = load_model(args.model)
     warn_if_untokenised(args, [*paths, *args.ref])
-    progress = Progress(None, "score")
-    with job_options():
+    with job_options(), progress_for(args) as progress:
         scores = score(paths, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       runner=runner, progress=progress, names=names,
+                       max_line_tokens=max_line_tokens(args), runner=runner, progress=progress, names=names,
                        tokenise=args.tok)
-    progress.close()
     ranked = rank(scores)
     if args.summary:
         summary = {"model": model_summary(model, args),

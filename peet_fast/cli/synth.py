@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, check_output
 
 
@@ -39,7 +40,8 @@ def run(args) -> int:
         raise InputError("--rates", str(exc)) from None
     sentences = read_lines(args.sentences)
     try:
-        pairs = synthesize(sentences, args.pairs, args.seed, rates)
+        with progress_for(args, total=args.pairs, unit="pairs") as progress:
+            pairs = synthesize(sentences, args.pairs, args.seed, rates, progress=progress)
     except ValueError as exc:
         raise InputError(args.sentences, str(exc)) from None
     write_pairs(args.out, pairs)

@@ -11,6 +11,7 @@ from peet_fast.cli._common import (
     load_annotator,
     warn_if_untokenised,
 )
+from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES
 from peet_fast.io import InputError, check_output
 
@@ -89,9 +90,10 @@ def run(args) -> int:
                                 src=args.src_column, time=args.time_column)
     warn_if_untokenised(args, [(args.data, prep.mo)])
     name = args.name or os.path.splitext(os.path.basename(args.out))[0] or "peet-model"
-    trained = T.train_model(load_annotator(args), prep, args.features, args.source, estimator, name=name,
-                            data_name=os.path.basename(args.data), max_time=args.max_time, repeats=args.repeats,
-                            seed=args.seed)
+    with progress_for(args, unit="sentences") as progress:
+        trained = T.train_model(load_annotator(args, progress=progress), prep, args.features, args.source, estimator,
+                                name=name, data_name=os.path.basename(args.data), max_time=args.max_time,
+                                repeats=args.repeats, seed=args.seed)
     trained.model.save(args.out)
     fitted, names = trained.fitted, trained.names
     run0 = fitted.runs[0]

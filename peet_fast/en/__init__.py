@@ -20,10 +20,10 @@ SPAN_RULES = {"strip_cor_spaces": False, "skip_na": False}
 ENSEMBLE_OPTIONS: dict = {}
 
 # the keyword options load() takes (the command line refuses a flag whose option the language does not take)
-OPTIONS = frozenset({"nlp", "spacy_model", "tokenise", "lev", "merge", "batch_size"})
+OPTIONS = frozenset({"nlp", "spacy_model", "tokenise", "lev", "merge", "batch_size", "max_line_tokens", "progress"})
 
 
 def load(**options) -> Annotator:
     """The English annotator (peet_fast.load("en", ...)); options: nlp, spacy_model, tokenise, lev, merge,
-    batch_size."""
+    batch_size, max_line_tokens, progress."""
     return Annotator(**options)

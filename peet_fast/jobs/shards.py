@@ -14,7 +14,9 @@ from typing import Callable, Protocol, Sequence
 from peet_fast import __version__
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import featurize_table
-from peet_fast.io import InputError, atomic_write
+from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
+from peet_fast.formats.pairs import pair_format
+from peet_fast.io import InputError, atomic_write, lines_located
 from peet_fast.jobs.layout import (
     FORMAT,
     MANIFEST,
@@ -81,6 +83,7 @@ class JobSpec:
     tokenise: bool = False                     # raw text: spaCy's tokenizer (-tok), not whitespace
     batch_size: int = 256
     shard_rows: int = DEFAULT_SHARD_ROWS
+    max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS   # en.parse's line limits (0: none); applied by every worker
     extra: dict = field(default_factory=dict)
 
     def signature(self) -> str:
@@ -92,6 +95,7 @@ class JobSpec:
         d.pop("batch_size")        # parse batching does not change results
         if not self.tokenise:
             d.pop("tokenise")      # the signature of a pre-tokenised job is what it was before the option
+        d.pop("max_line_tokens")   # nor does a limit: it refuses a line, or the result is the same
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
 
 
@@ -101,7 +105,8 @@ class WorkerState:
     def __init__(self, spec: JobSpec):
         self.spec = spec
         self.signature = spec.signature()
-        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise)
+        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise,
+                                   max_line_tokens=spec.max_line_tokens)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
 
 
@@ -111,6 +116,36 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
 
     spec = state.spec
     rows = read_shard(spec.source, shard)
+    with _lines_of_shard(spec.source, shard, rows):
+        table = _compute_shard(state, shard, rows)
+    path = os.path.join(out_dir, shard_file(shard.index))
+    entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
+             "rows": table.num_rows, "input": shard.digest}
+    try:
+        with atomic_write(path, "wb") as fh:
+            with pq.ParquetWriter(fh, table.schema, compression="zstd", write_page_checksum=True) as writer:
+                writer.write_table(table)
+                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature})})
+        entry["sha256"] = file_sha256(path)
+    except OSError as exc:        # disk full, permission: name the directory and the shard
+        raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc
+    return entry
+
+
+def _lines_of_shard(source: Source, shard: Shard, rows: dict):
+    """lines_located for a shard's rows: file and line (a Parquet table: row) of a sentence too long to parse."""
+    suffix = f" (shard {shard.index})"
+    if source.kind == "text":
+        return lines_located(list(zip(source.paths, rows["columns"])), shard.start + 1, suffix)
+    path = source.paths[0]
+    kind = pair_format(path)
+    first = None if kind == "parquet" else shard.start + (2 if kind == "tsv" else 1)
+    return lines_located([(path, rows["mo"]), (path, rows["trg"])], first, suffix)
+
+
+def _compute_shard(state: WorkerState, shard: Shard, rows: dict):
+    """The table of one shard's rows."""
+    spec = state.spec
     if spec.kind == "featurize":
         if spec.source.kind == "text":
             mo, trg = rows["columns"]
@@ -136,18 +171,7 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
             table = sentence_schema(state.model, contrib, edits).empty_table()
     else:
         raise ValueError(f"unknown job kind {spec.kind!r}")
-    path = os.path.join(out_dir, shard_file(shard.index))
-    entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
-             "rows": table.num_rows, "input": shard.digest}
-    try:
-        with atomic_write(path, "wb") as fh:
-            with pq.ParquetWriter(fh, table.schema, compression="zstd", write_page_checksum=True) as writer:
-                writer.write_table(table)
-                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature})})
-        entry["sha256"] = file_sha256(path)
-    except OSError as exc:        # disk full, permission: name the directory and the shard
-        raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc
-    return entry
+    return table
 
 
 class Manifest:
@@ -270,10 +294,12 @@ class Runner(Protocol):
         as it finishes (in any order)."""
 
 
-def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int], None] | None = None) -> Manifest:
+def run_job(spec: JobSpec, out_dir: str, runner: Runner,
+            progress: Callable[[int, int], None] | None = None) -> Manifest:
     """Plan the shards, skip those an earlier run completed, compute the rest with runner, and return the
-    manifest. progress, if given, sees the number of rows done after each shard. While it runs, DIR/_lock stops a
-    second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the
+    manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned and after each
+    shard; its describe(text) method, where it has one, hears the number of shards. While it runs, DIR/_lock stops
+    a second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the
     finished shards are recorded and temporary files removed; an interruption is raised as JobInterrupted."""
     check_at_least_one(shard_rows=spec.shard_rows)
     shards, total = plan(spec.source, spec.shard_rows)
@@ -293,16 +319,22 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int
         lock.release()
 
 
-def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int], None] | None) -> None:
+def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int], None] | None) -> None:
     todo = [s for s in manifest.shards.values() if s.index not in manifest.done]
-    done_rows = manifest.total - sum(s.stop - s.start for s in todo)
+    total = manifest.total
+    done_rows = total - sum(s.stop - s.start for s in todo)
 
     def finished(entry: dict) -> None:
         nonlocal done_rows
         manifest.add(entry)
         done_rows += entry["stop"] - entry["start"]
         if progress is not None:
-            progress(done_rows)
+            progress(done_rows, total)
+
+    if progress is not None:
+        if hasattr(progress, "describe"):
+            progress.describe(f"{manifest.n_shards} shards")
+        progress(done_rows, total)
 
     if not todo:
         return

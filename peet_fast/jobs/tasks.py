@@ -12,9 +12,10 @@ import numpy as np
 
 from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import feature_table_schema, featurize_table
+from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
 from peet_fast.formats.sentences import SentenceWriter
-from peet_fast.io import InputError, check_output, read_parallel
+from peet_fast.io import InputError, check_output, lines_located, read_parallel
 from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
@@ -29,7 +30,8 @@ from peet_fast.scoring import (
     system_score,
 )
 
-# progress(rows done, total rows or None where not known in advance)
+# progress(rows done, total rows or None where not known in advance); a sharded job also calls its describe(text),
+# where it has one, with the number of shards
 ProgressFn = Callable[[int, "int | None"], None]
 _FEATURIZE_CHUNK = 4096
 
@@ -41,11 +43,13 @@ class Featurized:
 
 
 def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
-              batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
+              batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS,
+              max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, runner: Runner | None = None,
               progress: ProgressFn | None = None, tokenise: bool = False) -> Featurized:
     """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise). `out` with a suffix
     is one .parquet/.arrow file, written in this process from a text source; otherwise `out` is a directory, a
-    resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process)."""
+    resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process). A sentence over
+    max_line_tokens (en.parse) is refused naming its file and line."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
     if os.path.splitext(out)[1] != "":
@@ -53,11 +57,12 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         check_output(out)
         if source.kind != "text" or runner.distributed:
             raise InputError(out, "a table of pairs or a distributed run writes a sharded dataset: give a directory")
-        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise)
+        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
+                                      max_line_tokens=max_line_tokens)
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
-                   shard_rows=shard_rows, tokenise=tokenise)
-    manifest = run_job(spec, out, runner, None if progress is None else lambda done: progress(done, None))
+                   shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens)
+    manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
 
 
@@ -65,7 +70,7 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
                     progress: ProgressFn | None) -> int:
     mo, trg = read_parallel(source.paths)
     annotator = load_annotator()
-    with TableWriter(out, feature_table_schema(feature_set)) as w:
+    with TableWriter(out, feature_table_schema(feature_set)) as w, lines_located(list(zip(source.paths, (mo, trg)))):
         for lo in range(0, len(mo), _FEATURIZE_CHUNK):
             hi = min(len(mo), lo + _FEATURIZE_CHUNK)
             w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], feature_set, start=lo))
@@ -76,8 +81,8 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
           contributions: bool = False, edits: bool = False, spacy_model: str | None = None, batch_size: int = 256,
-          shard_rows: int = DEFAULT_SHARD_ROWS, runner: Runner | None = None,
-          progress: ProgressFn | None = None, names: Sequence[str] | None = None,
+          shard_rows: int = DEFAULT_SHARD_ROWS, max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS,
+          runner: Runner | None = None, progress: ProgressFn | None = None, names: Sequence[str] | None = None,
           tokenise: bool = False) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. The per-sentence rows (system,
     sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
@@ -104,14 +109,17 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     if out_dir is None or to_file:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
-        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise)
-        return score_in_process(annotator, model, names, hyps, refs, out_dir, hyp_files=hyp_files,
-                                contributions=contributions, edits=edits, progress=progress)
+        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
+                              max_line_tokens=max_line_tokens)
+        with lines_located(list(zip([*hyp_files, *ref_files], texts))):
+            return score_in_process(annotator, model, names, hyps, refs, out_dir, hyp_files=hyp_files,
+                                    contributions=contributions, edits=edits, progress=progress)
     extra = {k: True for k, v in (("contributions", contributions), ("edits", edits)) if v}
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
-                   batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise, extra=extra)
-    manifest = run_job(spec, out_dir, runner, None if progress is None else lambda done: progress(done, None))
+                   batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise,
+                   max_line_tokens=max_line_tokens, extra=extra)
+    manifest = run_job(spec, out_dir, runner, progress)
     return score_summary(out_dir, names, hyp_files, manifest.total)
 
 

@@ -20,10 +20,10 @@ SPAN_RULES = {"strip_cor_spaces": True, "skip_na": True}
 ENSEMBLE_OPTIONS = {"t2s": False}
 
 # the keyword options load() takes (the command line refuses a flag whose option the language does not take)
-OPTIONS = frozenset({"cilin", "confusion", "t2s", "segmented", "strategy", "max_paths"})
+OPTIONS = frozenset({"cilin", "confusion", "t2s", "segmented", "strategy", "max_paths", "progress"})
 
 
 def load(**options) -> ZhAnnotator:
     """The Chinese annotator (peet_fast.load("zh", ...)); options: cilin, confusion, t2s, segmented, strategy,
-    max_paths."""
+    max_paths, progress."""
     return ZhAnnotator(**options)

