@@ -174,13 +174,15 @@ def worker_failure(exc: BaseException) -> WorkerError:
 
 class RayRunner:
     """Runs shards on `workers` Ray actors: a new local Ray instance of that many CPUs, or the cluster at address
-    ('auto', ray://HOST:PORT)."""
+    ('auto', ray://HOST:PORT). run_job runs a job of fewer than min_sentences sentences to parse in its own process
+    instead (jobs.sizing; 0: never)."""
 
     distributed = True
 
-    def __init__(self, workers: int, address: str | None = None):
+    def __init__(self, workers: int, address: str | None = None, min_sentences: int = 0):
         self.workers = workers
         self.address = address
+        self.min_sentences = min_sentences
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         import ray

@@ -29,11 +29,10 @@ from peet_fast.jobs.layout import (
     remove_temp_files,
     shard_file,
 )
+from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, sized, small_job_runner
 from peet_fast.jobs.sources import Shard, Source, plan, read_shard
 from peet_fast.model import from_json
 from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
-
-DEFAULT_SHARD_ROWS = 20_000
 
 
 class JobOptionError(InputError):
@@ -61,10 +60,10 @@ class JobInterrupted(KeyboardInterrupt):
         super().__init__(f"interrupted: {done} of {total} shards done; run the same command again to resume")
 
 
-def check_at_least_one(**options: int) -> None:
-    """Refuse any of the given counts (shard_rows=..., batch_size=...) that is below 1."""
+def check_at_least_one(**options: int | None) -> None:
+    """Refuse any of the given counts (shard_rows=..., batch_size=...) that is below 1 (None: chosen later)."""
     for name, value in options.items():
-        if value < 1:
+        if value is not None and value < 1:
             raise JobOptionError(name, "must be at least 1")
 
 
@@ -80,7 +79,7 @@ class JobSpec:
     spacy_model: str | None = None
     tokenise: bool = False                     # raw text: spaCy's tokenizer (-tok), not whitespace
     batch_size: int = 256
-    shard_rows: int = DEFAULT_SHARD_ROWS
+    shard_rows: int | None = DEFAULT_SHARD_ROWS    # None: chosen by run_job (jobs.sizing)
     extra: dict = field(default_factory=dict)
 
     def signature(self) -> str:
@@ -271,12 +270,15 @@ class Runner(Protocol):
 
 
 def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int], None] | None = None) -> Manifest:
-    """Plan the shards, skip those an earlier run completed, compute the rest with runner, and return the
-    manifest. progress, if given, sees the number of rows done after each shard. While it runs, DIR/_lock stops a
+    """Plan the shards (of spec.shard_rows rows, or as jobs.sizing chooses where it is None; a small job for a local
+    Ray runner runs in this process instead), skip those an earlier run completed, compute the rest with runner, and
+    return the manifest. progress, if given, sees the number of rows done after each shard. While it runs, DIR/_lock stops a
     second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the
     finished shards are recorded and temporary files removed; an interruption is raised as JobInterrupted."""
     check_at_least_one(shard_rows=spec.shard_rows)
-    shards, total = plan(spec.source, spec.shard_rows)
+    shards, total = plan(spec.source, spec.shard_rows or DEFAULT_SHARD_ROWS)
+    runner = small_job_runner(spec, runner, total)
+    spec, shards = sized(spec, shards, total, out_dir, getattr(runner, "workers", 1))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
     os.makedirs(out_dir, exist_ok=True)
