@@ -270,11 +270,11 @@ class Runner(Protocol):
 
 
 def run_job(spec: JobSpec, out_dir: str, runner: Runner, progress: Callable[[int], None] | None = None) -> Manifest:
-    """Plan the shards (of spec.shard_rows rows, or as jobs.sizing chooses where it is None; a small job for a local
-    Ray runner runs in this process instead), skip those an earlier run completed, compute the rest with runner, and
-    return the manifest. progress, if given, sees the number of rows done after each shard. While it runs, DIR/_lock stops a
-    second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the
-    finished shards are recorded and temporary files removed; an interruption is raised as JobInterrupted."""
+    """Plan the shards (of spec.shard_rows rows, or as jobs.sizing chooses where it is None; a small job for a local Ray
+    runner runs in this process instead), skip those an earlier run completed, compute the rest with runner, and return
+    the manifest. progress, if given, sees the number of rows done after each shard. While it runs, DIR/_lock stops a
+    second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the finished
+    shards are recorded and temporary files removed; an interruption is raised as JobInterrupted."""
     check_at_least_one(shard_rows=spec.shard_rows)
     shards, total = plan(spec.source, spec.shard_rows or DEFAULT_SHARD_ROWS)
     runner = small_job_runner(spec, runner, total)

@@ -1,8 +1,9 @@
 """How a job is cut into shards and where a small one runs.
 
 Shard size. A JobSpec whose shard_rows is None sizes its shards itself: DEFAULT_SHARD_ROWS rows, except that an input
-with fewer shards than workers is cut into shards of floor(rows / workers) rows, so that every worker gets work. The size chosen is part of the job's signature and recorded in its manifest (`shard_rows`); a rerun
-into the same directory takes the recorded size whenever the job is otherwise the same, so a job resumes under any
+with fewer shards than workers is cut into shards of floor(rows / workers) rows, so that every worker gets work. The
+size chosen is part of the job's signature and recorded in its manifest (`shard_rows`); a rerun into the same
+directory takes the recorded size whenever the job is otherwise the same, so a job resumes under any
 --workers (a different explicit --shard-rows is another job, refused as before).
 
 Small jobs. Ray pays off only above a size: starting a local instance and warming its actors (each loads the spaCy

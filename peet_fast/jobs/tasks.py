@@ -83,9 +83,10 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     """PEET of each system (hypothesis file) against the references, in input order. The per-sentence rows (system,
     sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
     lines) go to out_dir: a directory (an existing one, or a name without a suffix) runs a resumable sharded job,
-    DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a .tsv/.csv/.jsonl/.parquet/.arrow file is written in
-    this process (formats.sentences). Without out_dir, computed in this process. Systems are named `names` (one per
-    file) or after their files; tokenise: the texts are raw (spaCy's tokenizer, as `m2 -tok`)."""
+    DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a
+    .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences). Without out_dir, computed in
+    this process. Systems are named `names` (one per file) or after their files; tokenise: the texts are raw (spaCy's
+    tokenizer, as `m2 -tok`)."""
     names = system_names(hyp_files, names)
     to_file = out_dir is not None and is_sentence_file(out_dir)
     if to_file:

@@ -8,12 +8,20 @@ import math
 
 import pyarrow.parquet as pq
 import pytest
+from conftest import FIXTURES, SPACY_MODEL
 from hypothesis import given
 from hypothesis import strategies as st
 
-from conftest import FIXTURES, SPACY_MODEL
 from peet_fast.cli import main
-from peet_fast.jobs import JobSpec, LocalRunner, RayRunner, run_job, runner_for, sizing, text_source
+from peet_fast.jobs import (
+    JobSpec,
+    LocalRunner,
+    RayRunner,
+    run_job,
+    runner_for,
+    sizing,
+    text_source,
+)
 from peet_fast.jobs import shards as shards_module
 from peet_fast.model import load_model
 
@@ -106,8 +114,8 @@ def test_small_input_with_workers_runs_in_process_with_a_notice(tmp_path, capsys
     assert two.err.splitlines() == [notice, *one.err.splitlines()]
     assert two.out == one.out
     assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()
-    assert (tmp_path / "two" / "_manifest.json").read_bytes() == (tmp_path / "one" / "_manifest.json").read_bytes()
-    assert (tmp_path / "two" / "part-00000.parquet").read_bytes() == (tmp_path / "one" / "part-00000.parquet").read_bytes()
+    for name in ("_manifest.json", "part-00000.parquet"):
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
 
 
 def test_bad_threshold_setting_is_one_line(tmp_path, capsys, monkeypatch):
