@@ -184,6 +184,13 @@ class RayRunner:
         self.address = address
         self.min_sentences = min_sentences
 
+    @staticmethod
+    def in_process():
+        """The runner of a job too small for Ray (jobs.sizing): this process."""
+        from peet_fast.jobs.local import LocalRunner
+
+        return LocalRunner()
+
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         import ray
         from ray.data import ActorPoolStrategy, DataContext

@@ -47,10 +47,8 @@ def texts_per_row(spec) -> int:
 
 
 def small_job_runner(spec, runner, total: int):
-    """runner, or a LocalRunner (after one notice on stderr) where runner is a local Ray runner with a small-job
-    threshold and the job has fewer sentences to parse."""
-    from peet_fast.jobs.local import LocalRunner
-
+    """runner, or its in-process replacement (runner.in_process(), after one notice on stderr) where runner is a local
+    Ray runner with a small-job threshold and the job has fewer sentences to parse."""
     min_sentences = getattr(runner, "min_sentences", 0)
     if not min_sentences:
         return runner
@@ -62,7 +60,7 @@ def small_job_runner(spec, runner, total: int):
     files = f" of {per_row} files" if spec.source.kind == "text" and per_row > 1 else ""
     print(f"peet-fast {spec.kind}: {total} {unit}: running in this process (below {min_rows} {unit}{files} Ray's "
           f"start-up costs more than it saves); --workers ignored", file=sys.stderr)
-    return LocalRunner()
+    return runner.in_process()
 
 
 def auto_shard_rows(total: int, workers: int) -> int:
