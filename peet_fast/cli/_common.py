@@ -198,11 +198,13 @@ def model_summary(model, args) -> dict:
 
 def add_job_options(p) -> None:
     p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="parallel workers (default 1: this process, no Ray; N > 1: a local Ray instance)")
+                   help="parallel workers (default 1: this process, no Ray; N > 1: a local Ray instance, except for "
+                        "an input too small for Ray to pay off, which runs in this process with a notice)")
     p.add_argument("--ray-address", metavar="ADDR",
                    help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
-    p.add_argument("--shard-rows", type=int, default=20_000, metavar="N",
-                   help="rows per shard of a resumable job (default 20000)")
+    p.add_argument("--shard-rows", type=int, default=None, metavar="N",
+                   help="rows per shard of a resumable job (default 20000, or rows / workers where the input has "
+                        "fewer rows than 20000 x workers; a rerun keeps the size its job directory records)")
 
 
 JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",
@@ -226,7 +228,7 @@ def job_runner(args):
     from peet_fast.jobs import runner_for
 
     with job_options():
-        return runner_for(args.workers, args.ray_address)
+        return runner_for(args.workers, args.ray_address, small_jobs_in_process=True)
 
 
 def add_data_columns(p) -> None:

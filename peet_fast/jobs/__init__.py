@@ -5,6 +5,7 @@
     shards.py   JobSpec, WorkerState, run_shard, the manifest, run_job(spec, out_dir, runner)
     local.py    LocalRunner: shards in this process
     ray.py      RayRunner: shards on a Ray actor pool (the only module that imports Ray)
+    sizing.py   the shard size (one shard per worker on a small input) and the small-job threshold
     tasks.py    the library's long jobs, featurize() and score(): in process or sharded
 
 The runner is chosen once, by runner_for(workers, ray_address), which validates both."""
@@ -16,6 +17,7 @@ from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.ray import RayRunner
 from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, WorkerError, run_job
+from peet_fast.jobs.sizing import ray_min_sentences
 from peet_fast.jobs.sources import table_source, text_source
 
 __all__ = ["DEFAULT_SHARD_ROWS", "JobOptionError", "JobSpec", "LocalRunner", "RayRunner", "Runner", "WorkerError",
@@ -24,13 +26,15 @@ __all__ = ["DEFAULT_SHARD_ROWS", "JobOptionError", "JobSpec", "LocalRunner", "Ra
 _RAY_ADDRESS = re.compile(r"auto|local|ray://[^\s/]+|[^\s/]+:\d+")
 
 
-def runner_for(workers: int = 1, ray_address: str | None = None) -> Runner:
+def runner_for(workers: int = 1, ray_address: str | None = None, small_jobs_in_process: bool = False) -> Runner:
     """This process for one worker and no cluster; otherwise `workers` Ray actors, on a new local Ray instance or on
-    the cluster at ray_address ('auto' inside one, ray://HOST:PORT, or HOST:PORT)."""
+    the cluster at ray_address ('auto' inside one, ray://HOST:PORT, or HOST:PORT). small_jobs_in_process: a local
+    instance's job below jobs.sizing's threshold runs in this process instead (with a notice)."""
     if workers < 1:
         raise JobOptionError("workers", "must be at least 1")
     if ray_address is not None and not _RAY_ADDRESS.fullmatch(ray_address):
         raise JobOptionError("ray_address", f"must be 'auto', ray://HOST:PORT or HOST:PORT, not {ray_address!r}")
     if workers == 1 and ray_address is None:
         return LocalRunner()
-    return RayRunner(workers, ray_address)
+    small = ray_min_sentences() if small_jobs_in_process and ray_address is None else 0
+    return RayRunner(workers, ray_address, small)

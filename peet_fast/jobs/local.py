@@ -11,6 +11,7 @@ class LocalRunner:
     """Loads the pipeline and the model once (WorkerState), then computes the shards in order."""
 
     distributed = False
+    workers = 1
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         state = WorkerState(spec)

@@ -177,13 +177,22 @@ def worker_failure(exc: BaseException) -> WorkerError:
 
 class RayRunner:
     """Runs shards on `workers` Ray actors: a new local Ray instance of that many CPUs, or the cluster at address
-    ('auto', ray://HOST:PORT)."""
+    ('auto', ray://HOST:PORT). run_job runs a job of fewer than min_sentences sentences to parse in its own process
+    instead (jobs.sizing; 0: never)."""
 
     distributed = True
 
-    def __init__(self, workers: int, address: str | None = None):
+    def __init__(self, workers: int, address: str | None = None, min_sentences: int = 0):
         self.workers = workers
         self.address = address
+        self.min_sentences = min_sentences
+
+    @staticmethod
+    def in_process():
+        """The runner of a job too small for Ray (jobs.sizing): this process."""
+        from peet_fast.jobs.local import LocalRunner
+
+        return LocalRunner()
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         init_ray(self.workers, self.address)    # first: the processes it starts keep the real stderr

@@ -31,11 +31,10 @@ from peet_fast.jobs.layout import (
     remove_temp_files,
     shard_file,
 )
+from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, sized, small_job_runner
 from peet_fast.jobs.sources import Shard, Source, plan, read_shard
 from peet_fast.model import from_json
 from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
-
-DEFAULT_SHARD_ROWS = 20_000
 
 
 class JobOptionError(InputError):
@@ -63,10 +62,10 @@ class JobInterrupted(KeyboardInterrupt):
         super().__init__(f"interrupted: {done} of {total} shards done; run the same command again to resume")
 
 
-def check_at_least_one(**options: int) -> None:
-    """Refuse any of the given counts (shard_rows=..., batch_size=...) that is below 1."""
+def check_at_least_one(**options: int | None) -> None:
+    """Refuse any of the given counts (shard_rows=..., batch_size=...) that is below 1 (None: chosen later)."""
     for name, value in options.items():
-        if value < 1:
+        if value is not None and value < 1:
             raise JobOptionError(name, "must be at least 1")
 
 
@@ -82,7 +81,7 @@ class JobSpec:
     spacy_model: str | None = None
     tokenise: bool = False                     # raw text: spaCy's tokenizer (-tok), not whitespace
     batch_size: int = 256
-    shard_rows: int = DEFAULT_SHARD_ROWS
+    shard_rows: int | None = DEFAULT_SHARD_ROWS    # None: chosen by run_job (jobs.sizing)
     max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS   # en.parse's line limits (0: none); applied by every worker
     extra: dict = field(default_factory=dict)
 
@@ -296,13 +295,17 @@ class Runner(Protocol):
 
 def run_job(spec: JobSpec, out_dir: str, runner: Runner,
             progress: Callable[[int, int], None] | None = None) -> Manifest:
-    """Plan the shards, skip those an earlier run completed, compute the rest with runner, and return the
-    manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned and after each
-    shard; its describe(text) method, where it has one, hears the number of shards. While it runs, DIR/_lock stops
-    a second job on the directory. However the run ends (an error, SIGINT or SIGTERM as KeyboardInterrupt), the
-    finished shards are recorded and temporary files removed; an interruption is raised as JobInterrupted."""
+    """Plan the shards (of spec.shard_rows rows, or as jobs.sizing chooses where it is None; a small job for a local
+    Ray runner runs in this process instead), skip those an earlier run completed, compute the rest with runner, and
+    return the manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned and
+    after each shard; its describe(text) method, where it has one, hears the number of shards. While it runs,
+    DIR/_lock stops a second job on the directory. However the run ends (an error, SIGINT or SIGTERM as
+    KeyboardInterrupt), the finished shards are recorded and temporary files removed; an interruption is raised as
+    JobInterrupted."""
     check_at_least_one(shard_rows=spec.shard_rows)
-    shards, total = plan(spec.source, spec.shard_rows)
+    shards, total = plan(spec.source, spec.shard_rows or DEFAULT_SHARD_ROWS)
+    runner = small_job_runner(spec, runner, total)
+    spec, shards = sized(spec, shards, total, out_dir, getattr(runner, "workers", 1))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
     os.makedirs(out_dir, exist_ok=True)

@@ -18,7 +18,7 @@ from peet_fast.formats.sentences import SentenceWriter
 from peet_fast.io import InputError, check_output, lines_located, read_parallel
 from peet_fast.jobs.layout import shard_paths
 from peet_fast.jobs.local import LocalRunner
-from peet_fast.jobs.shards import DEFAULT_SHARD_ROWS, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
+from peet_fast.jobs.shards import JobOptionError, JobSpec, Runner, check_at_least_one, run_job
 from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
 from peet_fast.scoring import (
@@ -43,13 +43,14 @@ class Featurized:
 
 
 def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
-              batch_size: int = 256, shard_rows: int = DEFAULT_SHARD_ROWS,
+              batch_size: int = 256, shard_rows: int | None = None,
               max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, runner: Runner | None = None,
               progress: ProgressFn | None = None, tokenise: bool = False) -> Featurized:
     """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise). `out` with a suffix
     is one .parquet/.arrow file, written in this process from a text source; otherwise `out` is a directory, a
-    resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process). A sentence over
-    max_line_tokens (en.parse) is refused naming its file and line."""
+    resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process), in shards of
+    shard_rows rows (None: chosen by jobs.sizing). A sentence over max_line_tokens (en.parse) is refused naming its
+    file and line."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
     if os.path.splitext(out)[1] != "":
@@ -81,15 +82,16 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
           contributions: bool = False, edits: bool = False, spacy_model: str | None = None, batch_size: int = 256,
-          shard_rows: int = DEFAULT_SHARD_ROWS, max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS,
+          shard_rows: int | None = None, max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS,
           runner: Runner | None = None, progress: ProgressFn | None = None, names: Sequence[str] | None = None,
           tokenise: bool = False) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. The per-sentence rows (system,
     sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
     lines) go to out_dir: a directory (an existing one, or a name without a suffix) runs a resumable sharded job,
-    DIR/part-*.parquet, on runner (default: this process); a .tsv/.csv/.jsonl/.parquet/.arrow file is written in
-    this process (formats.sentences). Without out_dir, computed in this process. Systems are named `names` (one per
-    file) or after their files; tokenise: the texts are raw (spaCy's tokenizer, as `m2 -tok`)."""
+    DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a
+    .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences). Without out_dir, computed in
+    this process. Systems are named `names` (one per file) or after their files; tokenise: the texts are raw (spaCy's
+    tokenizer, as `m2 -tok`)."""
     names = system_names(hyp_files, names)
     to_file = out_dir is not None and is_sentence_file(out_dir)
     if to_file:

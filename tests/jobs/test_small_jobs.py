@@ -1,0 +1,126 @@
+"""Cheap small jobs (jobs.sizing): an input with fewer shards than workers is cut so that every worker gets a shard,
+a rerun keeps the shard size its directory records (under any --workers), and a job too small for Ray to pay off runs
+in this process with one notice and the same output."""
+from __future__ import annotations
+
+import json
+import math
+
+import pyarrow.parquet as pq
+import pytest
+from conftest import FIXTURES, SPACY_MODEL
+from hypothesis import given
+from hypothesis import strategies as st
+
+from peet_fast.cli import main
+from peet_fast.jobs import (
+    JobSpec,
+    LocalRunner,
+    RayRunner,
+    run_job,
+    runner_for,
+    sizing,
+    text_source,
+)
+from peet_fast.jobs import shards as shards_module
+from peet_fast.model import load_model
+
+SAMPLE = FIXTURES / "sample"
+SAMPLE_ARGS = ["score", "--hyp", str(SAMPLE / "system_a.txt"), str(SAMPLE / "system_b.txt"),
+               "--ref", str(SAMPLE / "reference.txt"), "--spacy-model", SPACY_MODEL]
+
+
+class TwoWorkersHere(LocalRunner):
+    """Sized like a 2-worker runner, but computes the shards in this process."""
+
+    workers = 2
+
+
+def sample_spec(shard_rows=None) -> JobSpec:
+    return JobSpec("score", text_source([SAMPLE / "system_a.txt", SAMPLE / "system_b.txt", SAMPLE / "reference.txt"]),
+                   model=load_model().to_json(), system_names=("system_a", "system_b"), n_refs=1,
+                   spacy_model=SPACY_MODEL, shard_rows=shard_rows)
+
+
+@given(total=st.integers(1, 200_000), workers=st.integers(1, 64))
+def test_every_worker_gets_a_shard(total, workers):
+    rows = sizing.auto_shard_rows(total, workers)
+    n_shards = math.ceil(total / rows)
+    assert 1 <= rows <= sizing.DEFAULT_SHARD_ROWS
+    assert n_shards >= min(workers, total)
+    if workers == 1 or total >= workers * sizing.DEFAULT_SHARD_ROWS:
+        assert rows == sizing.DEFAULT_SHARD_ROWS           # large inputs and one worker: as before
+    else:
+        assert total - workers * rows < workers              # past the first round: fewer than `workers` rows
+
+
+@pytest.mark.parametrize("workers, rows, expected", [
+    (1, 20_000, [(0, 36)]), (2, 18, [(0, 18), (18, 36)]),
+    (5, 7, [(0, 7), (7, 14), (14, 21), (21, 28), (28, 35), (35, 36)])])
+def test_planner_cuts_a_small_input_for_the_workers(tmp_path, workers, rows, expected):
+    spec = sample_spec()
+    shards, total = sizing.plan(spec.source, sizing.DEFAULT_SHARD_ROWS)
+    sized, cut = sizing.sized(spec, shards, total, str(tmp_path), workers)
+    assert [(s.start, s.stop) for s in cut] == expected
+    assert sized.shard_rows == rows
+
+
+def test_explicit_shard_rows_is_kept(tmp_path):
+    spec = sample_spec(shard_rows=30)
+    shards, total = sizing.plan(spec.source, 30)
+    assert sizing.sized(spec, shards, total, str(tmp_path), 4) == (spec, shards)
+
+
+def test_rerun_keeps_the_recorded_shard_size_under_any_workers(tmp_path, monkeypatch):
+    cut = run_job(sample_spec(), str(tmp_path / "job"), TwoWorkersHere())
+    assert json.loads((tmp_path / "job" / "_manifest.json").read_text())["shard_rows"] == 18
+    assert sorted(cut.done) == [0, 1]
+    computed = []
+    monkeypatch.setattr(shards_module, "run_shard", lambda *a: computed.append(a) or pytest.fail("recomputed"))
+    again = run_job(sample_spec(), str(tmp_path / "job"), LocalRunner())       # --workers 1: resumes, nothing to do
+    assert computed == [] and again.done == cut.done
+    monkeypatch.undo()
+    whole = run_job(sample_spec(), str(tmp_path / "one"), LocalRunner())       # a new directory: one shard
+    assert sorted(whole.done) == [0]
+    order = [("system", "ascending"), ("sentence", "ascending")]
+    assert pq.read_table(tmp_path / "job").sort_by(order).equals(pq.read_table(tmp_path / "one").sort_by(order))
+
+
+def test_small_job_runner_threshold(capsys):
+    spec = sample_spec()
+    ray_runner = RayRunner(2, None, min_sentences=108)         # 36 lines x 3 files = 108 sentences: Ray
+    assert sizing.small_job_runner(spec, ray_runner, 36) is ray_runner
+    assert capsys.readouterr().err == ""
+    small = sizing.small_job_runner(spec, RayRunner(2, None, min_sentences=109), 36)
+    assert isinstance(small, LocalRunner)
+    assert capsys.readouterr().err == (
+        "peet-fast score: 36 lines: running in this process (below 37 lines of 3 files Ray's start-up costs more "
+        "than it saves); --workers ignored\n")
+    cluster = runner_for(2, "auto", small_jobs_in_process=True)     # joining a cluster: never in process
+    assert sizing.small_job_runner(spec, cluster, 36) is cluster
+    assert runner_for(2).min_sentences == 0                            # the library's default: always Ray
+
+
+def test_small_input_with_workers_runs_in_process_with_a_notice(tmp_path, capsys, monkeypatch):
+    monkeypatch.delenv(sizing.MIN_SENTENCES_ENV)
+    assert main([*SAMPLE_ARGS, "--out", str(tmp_path / "one"), "--summary", str(tmp_path / "one.json")]) == 0
+    one = capsys.readouterr()
+    monkeypatch.setattr(RayRunner, "run", lambda *a: pytest.fail("Ray was started"))
+    assert main([*SAMPLE_ARGS, "--out", str(tmp_path / "two"), "--summary", str(tmp_path / "two.json"),
+                 "--workers", "2"]) == 0
+    two = capsys.readouterr()
+    notice = (f"peet-fast score: 36 lines: running in this process (below {math.ceil(sizing.RAY_MIN_SENTENCES / 3)} "
+              f"lines of 3 files Ray's start-up costs more than it saves); --workers ignored")
+    assert two.err.splitlines() == [notice, *one.err.splitlines()]
+    assert two.out == one.out
+    assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()
+    for name in ("_manifest.json", "part-00000.parquet"):
+        assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
+
+
+def test_bad_threshold_setting_is_one_line(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv(sizing.MIN_SENTENCES_ENV, "many")
+    assert main([*SAMPLE_ARGS, "--out", str(tmp_path / "job"), "--workers", "2"]) == 2
+    assert capsys.readouterr().err.splitlines() == [
+        "peet-fast score: error: PEET_FAST_RAY_MIN_SENTENCES: must be a whole number >= 0, not 'many'"]
+    assert not (tmp_path / "job").exists()
