@@ -11,7 +11,7 @@ from peet_fast import __version__
 from peet_fast.cli._common import add_debug_option, error_line, interrupt_line, terminate_as_interrupt
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
-            "report", "excgec", "agreement")
+            "report", "excgec", "agreement", "cache")
 
 
 def build_parser() -> argparse.ArgumentParser:

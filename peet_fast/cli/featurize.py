@@ -9,6 +9,7 @@ from peet_fast.cli._common import (
     add_job_options,
     add_pipeline_options,
     add_tokenize_option,
+    cache_options,
     job_options,
     job_runner,
     warn_if_untokenised,
@@ -60,7 +61,7 @@ def run(args) -> int:
     with job_options():
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
                          shard_rows=args.shard_rows, runner=runner, progress=progress,
-                         tokenise=args.tok)
+                         tokenise=args.tok, cache=cache_options(args))
     progress.close()
     if done.shards is None:
         print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",

@@ -82,6 +82,9 @@ class JobSpec:
     batch_size: int = 256
     shard_rows: int = DEFAULT_SHARD_ROWS
     extra: dict = field(default_factory=dict)
+    # the annotator's parse-cache options (cache, cache_dir, cache_max_size): how a worker parses, never what it
+    # computes, so not part of the signature; cache_dir unset means each node's own default
+    cache: dict = field(default_factory=dict)
 
     def signature(self) -> str:
         d = asdict(self)
@@ -90,6 +93,7 @@ class JobSpec:
                        "columns": self.source.columns}
         d["peet_fast"] = __version__
         d.pop("batch_size")        # parse batching does not change results
+        d.pop("cache")             # nor does the parse cache
         if not self.tokenise:
             d.pop("tokenise")      # the signature of a pre-tokenised job is what it was before the option
         return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
@@ -101,7 +105,8 @@ class WorkerState:
     def __init__(self, spec: JobSpec):
         self.spec = spec
         self.signature = spec.signature()
-        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise)
+        self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise,
+                                   **spec.cache)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
 
 
