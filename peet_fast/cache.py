@@ -192,10 +192,10 @@ class Store:
             if not hit.any():
                 continue
             try:
-                for k, i in zip(pos[hit].tolist(), left[hit].tolist()):
-                    found[digests[i]] = seg.record(k)
-            except Damaged as exc:
+                found.update({digests[i]: seg.record(k) for k, i in zip(pos[hit].tolist(), left[hit].tolist())})
+            except Damaged as exc:        # none of its records used: they are parsed and written again
                 self._drop(seg.path, exc)
+                continue
             self._touch(seg)
             left = np.array([i for i in left.tolist() if digests[i] not in found], dtype=np.int64)
         return found
