@@ -276,11 +276,12 @@ def fingerprint_id(fingerprint: dict) -> str:
 
 
 def _files(root: str) -> list[tuple[float, int, str]]:
-    """(mtime, size, path) of every segment under root (removing stale temporary files on the way)."""
+    """(mtime, size, path) of every segment under root (removing stale temporary files on the way); only the
+    cache's own directories (those with a fingerprint file) are looked into."""
     out = []
     now = time.time()
     for sub in os.scandir(root):
-        if not sub.is_dir(follow_symlinks=False):
+        if not sub.is_dir(follow_symlinks=False) or not os.path.exists(os.path.join(sub.path, FINGERPRINT_FILE)):
             continue
         for e in os.scandir(sub.path):
             try:

@@ -93,6 +93,17 @@ def test_eviction_keeps_the_bound_least_recently_used_first(tmp_path):
     assert C.Store(str(tmp_path), FP).get(list(big)) == {d: big[d] for d in list(big)[-2:]}   # the oldest went
 
 
+def test_eviction_and_clear_leave_other_directories_alone(tmp_path):
+    other = tmp_path / "not-ours"
+    other.mkdir()
+    (other / "x.seg").write_bytes(b"0" * 5000)
+    (other / "y.tmp").write_bytes(b"0")
+    os.utime(other / "y.tmp", (1, 1))
+    C.Store(str(tmp_path), FP, max_size=10).put({b"a" * 16: b"record"})
+    C.clear(str(tmp_path))
+    assert (other / "x.seg").exists() and (other / "y.tmp").exists()
+
+
 def test_compaction_bounds_the_number_of_segments(tmp_path, monkeypatch):
     monkeypatch.setattr(C, "MAX_SEGMENTS", 4)
     store = C.Store(str(tmp_path), FP)
