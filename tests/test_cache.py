@@ -17,6 +17,7 @@ from peet_fast.en.cache import ParseCache, decode, encode, fingerprint
 from peet_fast.en.parse import Parser
 
 FP = {"test": 1}
+ANY_CHAR = st.characters(blacklist_categories=())      # surrogates included
 
 
 def segments(root: Path) -> list[Path]:
@@ -180,6 +181,22 @@ def test_partly_cached_batch(tmp_path, texts, reference):
 
 def test_record_codec(reference):
     assert all(same_sent(s, decode(encode(s))) for s in reference.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.text(ANY_CHAR, max_size=6), st.booleans(), st.text(ANY_CHAR, max_size=3)), max_size=8),
+       st.integers(0, 2 ** 64 - 1))
+def test_record_codec_any_strings(tokens, big):
+    """NUL, surrogates, astral characters and full 64-bit hashes survive a record."""
+    from peet_fast._ext.tokens import Sent
+
+    n = len(tokens)
+    arrays = np.full((n, 7), big, dtype=np.uint64)
+    arrays[:, 3] = 92                                 # a valid POS id
+    arrays[:, 6] = 0
+    sent = Sent(arrays, [t for t, _, _ in tokens], [w for _, w, _ in tokens], [t.lower() for t, _, _ in tokens],
+                [x for _, _, x in tokens], ["dep\x00" + x for _, _, x in tokens])
+    assert same_sent(sent, decode(encode(sent)))
 
 
 def test_fingerprint_covers_what_changes_a_parse():

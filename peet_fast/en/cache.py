@@ -2,8 +2,8 @@
 
 A sentence's entry is keyed by a content hash of its text as ``Parser.key`` gives it, in the directory of a
 fingerprint of everything that can change a parse: the spaCy version, the pipeline's name, version and the hash of
-its meta.json and config.cfg, the compiled-ruler switch, the tokenisation mode and this module's FORMAT_VERSION (with
-Python's marshal version, the record encoding). The fingerprint is computed from the installed files, without
+its meta.json and config.cfg, the compiled-ruler switch, the tokenisation mode and this module's FORMAT_VERSION (the
+record layout, see encode). The fingerprint is computed from the installed files, without
 loading spaCy or the pipeline, so a run whose sentences are all cached never loads either.
 
 Only a pipeline loaded by name (or path) is cached: a pipeline object handed in may have been changed in memory in
@@ -18,8 +18,8 @@ import glob
 import hashlib
 import importlib.metadata
 import importlib.util
-import marshal
 import os
+import struct
 
 import numpy as np
 
@@ -66,19 +66,30 @@ def fingerprint(name: str, *, tokenise: bool, compiled_ruler: bool) -> dict | No
         spacy_version = importlib.metadata.version("spacy")
     except (OSError, ValueError, importlib.metadata.PackageNotFoundError):
         return None
-    return {"format": FORMAT_VERSION, "marshal": marshal.version, "spacy": spacy_version, "pipeline": name,
+    return {"format": FORMAT_VERSION, "spacy": spacy_version, "pipeline": name,
             "pipeline_version": version, "pipeline_hash": digest.hexdigest(), "compiled_ruler": bool(compiled_ruler),
             "tokenise": bool(tokenise)}
 
 
 def encode(sent: Sent) -> bytes:
-    """A Sent's record: its (n, 7) arrays and token strings."""
-    return marshal.dumps((sent.arrays.tobytes(), sent.text, bytes(sent.ws), sent.lower_, sent.tag_, sent.dep_))
+    """A Sent's record: n (u32), its (n, 7) uint64 arrays, n whitespace flags (one byte each), the lengths in code
+    points of its 4n token strings (text, lower_, tag_, dep_; int32) and those strings as one UTF-8 text. Plain
+    data: nothing in a record is ever executed or unpickled."""
+    strings = (*sent.text, *sent.lower_, *sent.tag_, *sent.dep_)
+    lengths = np.fromiter((len(t) for t in strings), dtype="<i4", count=len(strings))
+    return b"".join((struct.pack("<I", sent.n), sent.arrays.astype("<u8", copy=False).tobytes(), bytes(sent.ws),
+                     lengths.tobytes(), "".join(strings).encode("utf-8", "surrogatepass")))
 
 
 def decode(record: bytes) -> Sent:
-    arrays, text, ws, lower, tag, dep = marshal.loads(record)
-    return Sent(np.frombuffer(arrays, dtype=np.uint64).reshape(len(text), 7), text, ws, lower, tag, dep)
+    (n,) = struct.unpack_from("<I", record)
+    at = 4 + 56 * n
+    arrays = np.frombuffer(record, "<u8", 7 * n, 4).reshape(n, 7)
+    ws = record[at:at + n]
+    ends = np.cumsum(np.frombuffer(record, "<i4", 4 * n, at + n)).tolist()
+    text = record[at + 17 * n:].decode("utf-8", "surrogatepass")
+    strings = [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+    return Sent(arrays, strings[:n], ws, strings[n:2 * n], strings[2 * n:3 * n], strings[3 * n:])
 
 
 def digest(key: str) -> bytes:
