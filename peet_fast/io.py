@@ -14,13 +14,14 @@ UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def cache_root() -> str:
-    """peet-fast's cache directory (not created here): $PEET_FAST_CACHE, else $XDG_CACHE_HOME/peet-fast, else
-    ~/.cache/peet-fast."""
+    """peet-fast's cache directory (not created here): $PEET_FAST_CACHE, else the user cache directory
+    (platformdirs: $XDG_CACHE_HOME/peet-fast or ~/.cache/peet-fast on Linux)."""
     explicit = os.environ.get("PEET_FAST_CACHE")
     if explicit:
         return explicit
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return os.path.join(base, "peet-fast")
+    import platformdirs
+
+    return platformdirs.user_cache_dir("peet-fast", appauthor=False)
 
 
 class InputError(ValueError):

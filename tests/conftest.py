@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -30,13 +32,16 @@ CONFIGS = tuple((m, lev) for lev in (False, True) for m in MERGES)
 
 
 def pytest_configure(config):
-    # the suite never reads or writes the user's cache directory (peet_fast.io.cache_root): one fresh one per run
-    import os
-    import tempfile
-
-    os.environ["PEET_FAST_CACHE"] = tempfile.mkdtemp(prefix="peet-fast-test-cache-")
+    # the parse cache (on by default) of the whole suite, and of every process it starts, is a fresh temporary
+    # directory: never the user's ~/.cache, never warm from an earlier run
+    config._peet_cache = tempfile.mkdtemp(prefix="peet-fast-cache-")
+    os.environ["PEET_FAST_CACHE"] = config._peet_cache
     config.addinivalue_line(
         "markers", "slow: long differential runs over the shared corpora (run by default; deselect with -m 'not slow')")
+
+
+def pytest_unconfigure(config):
+    shutil.rmtree(getattr(config, "_peet_cache", ""), ignore_errors=True)
 
 
 # --- helpers (exposed through fixtures below) ----------------------------------------------------------------------

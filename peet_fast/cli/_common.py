@@ -2,11 +2,13 @@
 options (peet_fast.load), the job options and the model entry of --summary files."""
 from __future__ import annotations
 
+import argparse
 import contextlib
 import signal
 import sys
 import threading
 
+from peet_fast.cache import DEFAULT_MAX_SIZE, parse_size
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
 from peet_fast.io import InputError
@@ -147,6 +149,7 @@ def add_pipeline_options(p) -> None:
                    help=f"refuse (naming file and line) a sentence to parse of more than N whitespace tokens (default "
                         f"{DEFAULT_MAX_LINE_TOKENS:,}) or more than {MAX_LINE_BYTES:,} bytes, before spaCy runs "
                         f"(its parse could exhaust memory); 0 lifts both limits")
+    add_cache_options(p)
 
 
 def max_line_tokens(args) -> int:
@@ -155,6 +158,32 @@ def max_line_tokens(args) -> int:
     if value < 0:
         raise InputError("--max-line-tokens", "must be at least 0 (0 lifts the limit)")
     return value
+
+
+def _size(text: str) -> int:
+    try:
+        return parse_size(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def add_cache_options(p) -> None:
+    """--no-cache, --cache-dir, --cache-max-size: the persistent parse cache of English sentences."""
+    p.add_argument("--no-cache", action="store_true",
+                   help="neither read nor write the parse cache (parsed English sentences kept across runs)")
+    p.add_argument("--cache-dir", metavar="DIR",
+                   help="the parse cache's directory (default: $PEET_FAST_CACHE, else $XDG_CACHE_HOME/peet-fast or "
+                        "~/.cache/peet-fast; on a cluster, each node's own unless given)")
+    p.add_argument("--cache-max-size", type=_size, default=DEFAULT_MAX_SIZE, metavar="SIZE",
+                   help="the parse cache's bound; least recently used segments are evicted past it (default 2G; "
+                        "K/M/G/T suffixes are powers of 1024)")
+
+
+def cache_options(args) -> dict:
+    """The annotator's parse-cache options given on the command line (those that differ from the defaults)."""
+    return {option: convert(getattr(args, dest)) if convert else getattr(args, dest)
+            for dest, (_, option, default, convert) in ANNOTATOR_FLAGS.items()
+            if option.startswith("cache") and getattr(args, dest, default) != default}
 
 
 # command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
@@ -166,6 +195,8 @@ ANNOTATOR_FLAGS = {
     "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
     "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
     "max_line_tokens": ("--max-line-tokens", "max_line_tokens", DEFAULT_MAX_LINE_TOKENS, None),
+    "no_cache": ("--no-cache", "cache", False, lambda v: not v), "cache_dir": ("--cache-dir", "cache_dir", None, None),
+    "cache_max_size": ("--cache-max-size", "cache_max_size", DEFAULT_MAX_SIZE, None),
 }
 
 

@@ -8,6 +8,7 @@ from peet_fast.cli._common import (
     add_job_options,
     add_pipeline_options,
     add_tokenize_option,
+    cache_options,
     job_options,
     job_runner,
     max_line_tokens,
@@ -60,7 +61,7 @@ def run(args) -> int:
     with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
                          shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
-                         progress=progress, tokenise=args.tok)
+                         progress=progress, tokenise=args.tok, cache=cache_options(args))
     if done.shards is None:
         print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
               file=sys.stderr)

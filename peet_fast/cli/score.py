@@ -9,6 +9,7 @@ from peet_fast.cli._common import (
     add_pipeline_options,
     add_system_inputs,
     add_tokenize_option,
+    cache_options,
     hyp_systems,
     job_options,
     job_runner,
@@ -68,7 +69,7 @@ def run(args) -> int:
         scores = score(paths, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
                        spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
                        max_line_tokens=max_line_tokens(args), runner=runner, progress=progress, names=names,
-                       tokenise=args.tok)
+                       tokenise=args.tok, cache=cache_options(args))
     ranked = rank(scores)
     if args.summary:
         summary = {"model": model_summary(model, args),

@@ -1,6 +1,7 @@
 """English: ERRANT's edits (errant 3.0.x, exactly) over spaCy parses, PEET's edit features and synthetic pairs.
 
     parse.py      the spaCy parse stage: pipeline loading, batched parsing, Doc -> Sent token arrays
+    cache.py      the persistent parse cache of Sents (pipeline fingerprint, records; stored by peet_fast.cache)
     ruler.py      the compiled attribute ruler and rule lemmatizer (exact stand-ins for spaCy's components)
     annotator.py  Annotator: align -> merge -> classify in the compiled kernels (peet_fast._ext)
     m2.py         errant_parallel's M2 output
@@ -20,10 +21,11 @@ SPAN_RULES = {"strip_cor_spaces": False, "skip_na": False}
 ENSEMBLE_OPTIONS: dict = {}
 
 # the keyword options load() takes (the command line refuses a flag whose option the language does not take)
-OPTIONS = frozenset({"nlp", "spacy_model", "tokenise", "lev", "merge", "batch_size", "max_line_tokens", "progress"})
+OPTIONS = frozenset({"nlp", "spacy_model", "tokenise", "lev", "merge", "batch_size", "max_line_tokens", "progress",
+                     "cache", "cache_dir", "cache_max_size"})
 
 
 def load(**options) -> Annotator:
     """The English annotator (peet_fast.load("en", ...)); options: nlp, spacy_model, tokenise, lev, merge,
-    batch_size, max_line_tokens, progress."""
+    batch_size, max_line_tokens, progress, cache, cache_dir, cache_max_size."""
     return Annotator(**options)

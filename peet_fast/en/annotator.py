@@ -9,7 +9,8 @@ Edits are identical to errant 3.0.x (``errant.load("en").annotate``) run with th
 from __future__ import annotations
 
 import functools
-import importlib.resources
+import importlib.util
+import pathlib
 from typing import NamedTuple, Sequence, TextIO
 
 from peet_fast._ext import annotate as _annotate
@@ -37,10 +38,17 @@ class Edit(NamedTuple):
 
 @functools.lru_cache(maxsize=1)
 def errant_resources():
-    """errant's own English resources from the installed package: the GB word list, the PTB->UD map, the stemmer."""
-    from errant.en.lancaster import LancasterStemmer
-
-    res = importlib.resources.files("errant.en") / "resources"
+    """errant's own English resources from the installed package: the GB word list, the PTB->UD map, the stemmer.
+    Read from errant's files without importing the errant package, which imports spaCy (a run whose parses all
+    come from the cache loads neither)."""
+    spec = importlib.util.find_spec("errant")           # locates the package without importing it
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("errant is not installed: pip install 'errant>=3.0.2,<3.1'")
+    en = pathlib.Path(spec.submodule_search_locations[0]) / "en"
+    stemmer = importlib.util.spec_from_file_location("peet_fast.en._errant_lancaster", en / "lancaster.py")
+    lancaster = importlib.util.module_from_spec(stemmer)
+    stemmer.loader.exec_module(lancaster)
+    res = en / "resources"
     spell = set()
     with (res / "en_GB-large.txt").open(encoding="utf-8") as fh:
         for line in fh:
@@ -54,7 +62,7 @@ def errant_resources():
     # spaCy PTB tags missing from the original mapping, as errant adds them
     pos_map.update({'""': "PUNCT", "SP": "SPACE", "_SP": "SPACE", "BES": "VERB", "HVS": "VERB", "ADD": "X",
                     "GW": "X", "NFP": "X", "XX": "X"})
-    return spell, pos_map, LancasterStemmer().stem
+    return spell, pos_map, lancaster.LancasterStemmer().stem
 
 
 def configure_classifier() -> None:
@@ -72,16 +80,21 @@ class Annotator:
     max_line_tokens: refuse to parse a sentence of more whitespace tokens than this, or of more than
     MAX_LINE_BYTES bytes (en.parse.LineTooLong, before spaCy runs); 0 lifts both limits.
     progress: a callback progress(sentences parsed, sentences to parse) for each parse.
+    cache, cache_dir, cache_max_size: the persistent parse cache (on by default for a pipeline loaded by name; see
+    peet_fast.en.cache): whether to use it, its directory (default: $PEET_FAST_CACHE, else the user cache dir) and
+    its bound in bytes (default 2 GiB).
     """
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False, lev: bool = False,
                  merge: str = "rules", batch_size: int = DEFAULT_BATCH_SIZE,
-                 max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None):
+                 max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None, cache: bool = True,
+                 cache_dir: str | None = None, cache_max_size: int | None = None):
         if merge not in MERGE_STRATEGIES:
             raise ValueError(f"unknown merging strategy {merge!r}; choose from: {', '.join(MERGE_STRATEGIES)}")
         configure_classifier()
         self.parser = Parser(nlp, spacy_model=spacy_model, tokenise=tokenise, batch_size=batch_size,
-                             max_line_tokens=max_line_tokens, progress=progress)
+                             max_line_tokens=max_line_tokens, progress=progress, cache=cache, cache_dir=cache_dir,
+                             cache_max_size=cache_max_size)
         self.lev = bool(lev)
         self.merge = merge
 

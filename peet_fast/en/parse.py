@@ -9,6 +9,8 @@ import importlib.util
 import re
 from typing import Iterable, Sequence
 
+import numpy as np
+
 from peet_fast._ext.tokens import Sent
 from peet_fast.en.ruler import tail_components
 from peet_fast.io import LineTooLong
@@ -34,6 +36,7 @@ def default_model_name() -> str:
                         "(or en_core_web_sm 3.8.0), or pass --spacy-model NAME")
 
 
+_EMPTY = Sent(np.zeros((0, 7), dtype=np.uint64), [], [], [], [], [])    # what an empty Doc gives
 _PIPELINES: dict = {}
 def load_pipeline(name: str | None = None):
     """Load (once per process) a spaCy pipeline with NER disabled, as errant does."""
@@ -57,29 +60,56 @@ def _attrs():
 
 
 class Parser:
-    """Parses sentences into Sent token arrays, each distinct sentence once per call."""
+    """Parses sentences into Sent token arrays, each distinct sentence once per call.
+
+    With ``cache`` (a pipeline loaded by name only; see peet_fast.en.cache), parsed sentences are kept across runs in
+    ``cache_dir`` (default: peet_fast.cache.default_dir()), at most ``cache_max_size`` bytes (default 2 GiB), and
+    the pipeline itself loads on the first sentence the cache does not hold."""
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False,
                  batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True,
-                 max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None):
+                 max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None, cache: bool = True,
+                 cache_dir: str | None = None, cache_max_size: int | None = None):
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         if max_line_tokens < 0:
             raise ValueError("max_line_tokens must be >= 0")
         self.max_line_tokens = max_line_tokens
         self.progress = progress      # progress(sentences parsed, sentences to parse), for each parse()
-        self.nlp = nlp if nlp is not None else load_pipeline(spacy_model)
-        # (components to skip in nlp.pipe, callables to run after it) when the attribute_ruler can be compiled
-        self._tail = tail_components(self.nlp) if compiled_ruler else None
+        self._nlp = nlp
+        self.loaded = False     # whether the pipeline is loaded (it loads on the first sentence the cache lacks)
+        self.spacy_model = spacy_model
+        self.compiled_ruler = compiled_ruler
         self.tokenise = tokenise
         self.batch_size = batch_size
-        self._attrs = _attrs()
-        self._strings = self.nlp.vocab.strings
-        self._cache: dict = {}
+        self._names: dict = {}
+        self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
+        self.cache = None
+        if nlp is None and cache:
+            from peet_fast.en.cache import ParseCache
+
+            self.cache = ParseCache.open(spacy_model or default_model_name(), tokenise=tokenise,
+                                         compiled_ruler=compiled_ruler, cache_dir=cache_dir, max_size=cache_max_size)
+        if self.cache is None:
+            self._load()        # no cache: load now, so that a bad pipeline name is refused up front
+
+    @property
+    def nlp(self):
+        """The spaCy pipeline, loaded on first use."""
+        return self._nlp if self.loaded else self._load()
+
+    def _load(self):
         from spacy.attrs import SPACY
 
+        if self._nlp is None:
+            self._nlp = load_pipeline(self.spacy_model)
+        # (components to skip in nlp.pipe, callables to run after it) when the attribute_ruler can be compiled
+        self._tail = tail_components(self._nlp) if self.compiled_ruler else None
+        self._attrs = _attrs()
+        self._strings = self._nlp.vocab.strings
         self._spacy_attr = SPACY
-        self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
+        self.loaded = True
+        return self._nlp
 
     def key(self, text: str) -> str:
         """Two texts with the same key parse to the same Doc."""
@@ -103,11 +133,11 @@ class Parser:
 
     def _lookup(self, h: int) -> str:
         """The string of a hash, through a per-parser cache (the vocabulary of a corpus is small)."""
-        s = self._cache.get(h)
+        s = self._names.get(h)
         if s is None:
-            if len(self._cache) >= 1_000_000:   # stay bounded on open-ended corpora
-                self._cache.clear()
-            s = self._cache[h] = self._strings[h]
+            if len(self._names) >= 1_000_000:   # stay bounded on open-ended corpora
+                self._names.clear()
+            s = self._names[h] = self._strings[h]
         return s
 
     def _make_doc(self, text: str):
@@ -120,11 +150,12 @@ class Parser:
     def pipe_docs(self, docs: Iterable) -> Iterable:
         """The analysed Docs, in order: ``nlp.pipe`` in batches, with the attribute_ruler compiled when it can be
         (the same token attributes as spaCy's component; see CompiledAttributeRuler)."""
+        nlp = self.nlp
         if self._tail is None:
-            yield from self.nlp.pipe(docs, batch_size=self.batch_size)
+            yield from nlp.pipe(docs, batch_size=self.batch_size)
             return
         skip, tail = self._tail
-        for doc in self.nlp.pipe(docs, batch_size=self.batch_size, disable=skip):
+        for doc in nlp.pipe(docs, batch_size=self.batch_size, disable=skip):
             for component in tail:
                 doc = component(doc)
             yield doc
@@ -154,10 +185,14 @@ class Parser:
             if k in out or k in todo:
                 continue
             if not k:
-                out[k] = self.doc_to_sent(self.nlp.make_doc(""))
+                out[k] = _EMPTY
             else:
                 self.check_length(t)
                 todo[k] = t
+        if todo and self.cache is not None:
+            for k, sent in self.cache.get(list(todo)).items():
+                out[k] = sent
+                del todo[k]
         if todo:
             # Sentences of similar length batched together parse faster (less work wasted on the batch's
             # stragglers); each Doc's analysis does not depend on its batch mates.
@@ -168,6 +203,8 @@ class Parser:
                 if self.progress is not None and (i % self.batch_size == 0 or i == len(keys)):
                     self.progress(i, len(keys))
             self.n_parsed += len(todo)
+            if self.cache is not None:
+                self.cache.put({k: out[k] for k in keys})
         return out
 
     def parse_list(self, texts: Sequence[str]) -> list[Sent]:

@@ -84,6 +84,9 @@ class JobSpec:
     shard_rows: int | None = DEFAULT_SHARD_ROWS    # None: chosen by run_job (jobs.sizing)
     max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS   # en.parse's line limits (0: none); applied by every worker
     extra: dict = field(default_factory=dict)
+    # the annotator's parse-cache options (cache, cache_dir, cache_max_size): how a worker parses, never what it
+    # computes, so not part of the signature; cache_dir unset means each node's own default
+    cache: dict = field(default_factory=dict)
 
     def signature(self) -> str:
         d = asdict(self)
@@ -92,6 +95,7 @@ class JobSpec:
                        "columns": self.source.columns}
         d["peet_fast"] = __version__
         d.pop("batch_size")        # parse batching does not change results
+        d.pop("cache")             # nor does the parse cache
         if not self.tokenise:
             d.pop("tokenise")      # the signature of a pre-tokenised job is what it was before the option
         d.pop("max_line_tokens")   # nor does a limit: it refuses a line, or the result is the same
@@ -105,7 +109,7 @@ class WorkerState:
         self.spec = spec
         self.signature = spec.signature()
         self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise,
-                                   max_line_tokens=spec.max_line_tokens)
+                                   max_line_tokens=spec.max_line_tokens, **spec.cache)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
 
 

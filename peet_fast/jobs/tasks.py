@@ -45,8 +45,9 @@ class Featurized:
 def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
               batch_size: int = 256, shard_rows: int | None = None,
               max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, runner: Runner | None = None,
-              progress: ProgressFn | None = None, tokenise: bool = False) -> Featurized:
-    """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise). `out` with a suffix
+              progress: ProgressFn | None = None, tokenise: bool = False, cache: dict | None = None) -> Featurized:
+    """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise; `cache`: the
+    annotator's parse-cache options, peet_fast.en.Annotator's cache, cache_dir, cache_max_size). `out` with a suffix
     is one .parquet/.arrow file, written in this process from a text source; otherwise `out` is a directory, a
     resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process), in shards of
     shard_rows rows (None: chosen by jobs.sizing). A sentence over max_line_tokens (en.parse) is refused naming its
@@ -59,10 +60,10 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         if source.kind != "text" or runner.distributed:
             raise InputError(out, "a table of pairs or a distributed run writes a sharded dataset: give a directory")
         annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
-                                      max_line_tokens=max_line_tokens)
+                                      max_line_tokens=max_line_tokens, **(cache or {}))
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
-                   shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens)
+                   shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens, cache=dict(cache or {}))
     manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
 
@@ -84,14 +85,15 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
           contributions: bool = False, edits: bool = False, spacy_model: str | None = None, batch_size: int = 256,
           shard_rows: int | None = None, max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS,
           runner: Runner | None = None, progress: ProgressFn | None = None, names: Sequence[str] | None = None,
-          tokenise: bool = False) -> list[SystemScore]:
+          tokenise: bool = False, cache: dict | None = None) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. The per-sentence rows (system,
     sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
     lines) go to out_dir: a directory (an existing one, or a name without a suffix) runs a resumable sharded job,
     DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a
     .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences). Without out_dir, computed in
     this process. Systems are named `names` (one per file) or after their files; tokenise: the texts are raw (spaCy's
-    tokenizer, as `m2 -tok`)."""
+    tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options (peet_fast.en.Annotator's cache,
+    cache_dir, cache_max_size)."""
     names = system_names(hyp_files, names)
     to_file = out_dir is not None and is_sentence_file(out_dir)
     if to_file:
@@ -112,7 +114,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
         annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
-                              max_line_tokens=max_line_tokens)
+                              max_line_tokens=max_line_tokens, **(cache or {}))
         with lines_located(list(zip([*hyp_files, *ref_files], texts))):
             return score_in_process(annotator, model, names, hyps, refs, out_dir, hyp_files=hyp_files,
                                     contributions=contributions, edits=edits, progress=progress)
@@ -120,7 +122,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
                    batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise,
-                   max_line_tokens=max_line_tokens, extra=extra)
+                   max_line_tokens=max_line_tokens, extra=extra, cache=dict(cache or {}))
     manifest = run_job(spec, out_dir, runner, progress)
     return score_summary(out_dir, names, hyp_files, manifest.total)
 

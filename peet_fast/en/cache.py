@@ -1,0 +1,126 @@
+"""The English parse cache: each parsed sentence's Sent token arrays, kept across runs (peet_fast.cache stores them).
+
+A sentence's entry is keyed by a content hash of its text as ``Parser.key`` gives it, in the directory of a
+fingerprint of everything that can change a parse: the spaCy version, the pipeline's name, version and the hash of
+its meta.json and config.cfg, the compiled-ruler switch, the tokenisation mode and this module's FORMAT_VERSION (the
+record layout, see encode). The fingerprint is computed from the installed files, without
+loading spaCy or the pipeline, so a run whose sentences are all cached never loads either.
+
+Only a pipeline loaded by name (or path) is cached: a pipeline object handed in may have been changed in memory in
+ways its meta and config do not show.
+
+On a cluster, each node's workers use the cache directory as that node resolves it (``PEET_FAST_CACHE`` or the user
+cache dir of the worker's environment), unless ``--cache-dir`` names one: a node-local disk warms per node; a
+directory all nodes share works too (segments are renamed into place), at the speed of that file system."""
+from __future__ import annotations
+
+import glob
+import hashlib
+import importlib.metadata
+import importlib.util
+import os
+import struct
+
+import numpy as np
+
+from peet_fast._ext.tokens import Sent
+from peet_fast.cache import DEFAULT_MAX_SIZE, Store, default_dir
+
+FORMAT_VERSION = 1
+
+
+def pipeline_files(name: str) -> list[str] | None:
+    """meta.json and config.cfg of an installed pipeline package or a pipeline directory, without importing it;
+    None when they cannot be found (then the pipeline is not cached)."""
+    if os.path.isdir(name):
+        base = name
+    else:
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            return None
+        if spec is None or not spec.submodule_search_locations:
+            return None
+        found = sorted(glob.glob(os.path.join(spec.submodule_search_locations[0], "*", "config.cfg")))
+        if len(found) != 1:
+            return None
+        base = os.path.dirname(found[0])
+    files = [os.path.join(base, "meta.json"), os.path.join(base, "config.cfg")]
+    return files if all(os.path.isfile(f) for f in files) else None
+
+
+def fingerprint(name: str, *, tokenise: bool, compiled_ruler: bool) -> dict | None:
+    """Everything that can change the parse of a sentence by pipeline `name`; None when it cannot be known."""
+    files = pipeline_files(name)
+    if files is None:
+        return None
+    import json
+
+    digest = hashlib.sha256()
+    for path in files:
+        with open(path, "rb") as fh:
+            digest.update(fh.read())
+    try:
+        with open(files[0], encoding="utf-8") as fh:
+            version = json.load(fh).get("version")
+        spacy_version = importlib.metadata.version("spacy")
+    except (OSError, ValueError, importlib.metadata.PackageNotFoundError):
+        return None
+    return {"format": FORMAT_VERSION, "spacy": spacy_version, "pipeline": name,
+            "pipeline_version": version, "pipeline_hash": digest.hexdigest(), "compiled_ruler": bool(compiled_ruler),
+            "tokenise": bool(tokenise)}
+
+
+def encode(sent: Sent) -> bytes:
+    """A Sent's record: n (u32), its (n, 7) uint64 arrays, n whitespace flags (one byte each), the lengths in code
+    points of its 4n token strings (text, lower_, tag_, dep_; int32) and those strings as one UTF-8 text. Plain
+    data: nothing in a record is ever executed or unpickled."""
+    strings = (*sent.text, *sent.lower_, *sent.tag_, *sent.dep_)
+    lengths = np.fromiter((len(t) for t in strings), dtype="<i4", count=len(strings))
+    return b"".join((struct.pack("<I", sent.n), sent.arrays.astype("<u8", copy=False).tobytes(), bytes(sent.ws),
+                     lengths.tobytes(), "".join(strings).encode("utf-8", "surrogatepass")))
+
+
+def decode(record: bytes) -> Sent:
+    (n,) = struct.unpack_from("<I", record)
+    at = 4 + 56 * n
+    arrays = np.frombuffer(record, "<u8", 7 * n, 4).reshape(n, 7)
+    ws = record[at:at + n]
+    ends = np.cumsum(np.frombuffer(record, "<i4", 4 * n, at + n)).tolist()
+    text = record[at + 17 * n:].decode("utf-8", "surrogatepass")
+    strings = [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+    return Sent(arrays, strings[:n], ws, strings[n:2 * n], strings[2 * n:3 * n], strings[3 * n:])
+
+
+def digest(key: str) -> bytes:
+    return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+
+class ParseCache:
+    """Sents by sentence key, for one pipeline fingerprint: get() and put() whole batches."""
+
+    def __init__(self, fp: dict, cache_dir: str | None = None, max_size: int | None = None):
+        self.store = Store(cache_dir or default_dir(), fp, DEFAULT_MAX_SIZE if max_size is None else max_size)
+        self.hits = 0
+
+    @classmethod
+    def open(cls, name: str, *, tokenise: bool, compiled_ruler: bool, cache_dir: str | None = None,
+             max_size: int | None = None) -> "ParseCache | None":
+        """The cache of pipeline `name`, or None when its fingerprint cannot be computed."""
+        fp = fingerprint(name, tokenise=tokenise, compiled_ruler=compiled_ruler)
+        return None if fp is None else cls(fp, cache_dir, max_size)
+
+    def get(self, keys: list[str]) -> dict[str, Sent]:
+        """The cached Sents of a batch of keys (those found)."""
+        digests = [digest(k) for k in keys]
+        found = self.store.get(digests)
+        out = {}
+        for k, d in zip(keys, digests):
+            record = found.get(d)
+            if record is not None:
+                out[k] = decode(record)
+        self.hits += len(out)
+        return out
+
+    def put(self, sents: dict[str, Sent]) -> None:
+        self.store.put({digest(k): encode(s) for k, s in sents.items()})

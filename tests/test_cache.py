@@ -1,0 +1,248 @@
+"""The persistent parse cache: the segment store (round trip, damage, eviction, compaction) and the parser over it
+(cached Sents equal spaCy's own, warm runs parse nothing and load no pipeline, a fingerprint change misses)."""
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import FIXTURES, SPACY_MODEL
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import peet_fast.cache as C
+from peet_fast.en.cache import ParseCache, decode, encode, fingerprint
+from peet_fast.en.parse import Parser
+
+FP = {"test": 1}
+ANY_CHAR = st.characters(blacklist_categories=())      # surrogates included
+
+
+def segments(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.seg"))
+
+
+def sentences() -> list[str]:
+    rows = [line.split("\t") for line in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if line]
+    return [t for r in rows for t in r]
+
+
+def same_sent(a, b) -> bool:
+    return (np.array_equal(a.arrays, b.arrays) and a.arrays.dtype == b.arrays.dtype and a.text == b.text
+            and a.ws == b.ws and a.lower_ == b.lower_ and a.tag_ == b.tag_ and a.dep_ == b.dep_)
+
+
+# --- the store -------------------------------------------------------------------------------------------------------
+
+@settings(max_examples=40, deadline=None)
+@given(st.dictionaries(st.binary(min_size=16, max_size=16), st.binary(max_size=64), max_size=30))
+def test_store_round_trip_any_digests(tmp_path_factory, items):
+    """Every record comes back under its digest, trailing NUL bytes included; absent digests are not found."""
+    root = tmp_path_factory.mktemp("store")
+    C.Store(str(root), FP).put(items)
+    fresh = C.Store(str(root), FP)
+    absent = hashlib.blake2b(b"absent", digest_size=16).digest()
+    assert fresh.get([*items, absent]) == {d: r for d, r in items.items() if d != absent}
+
+
+def test_digest_ending_in_nul_bytes(tmp_path):
+    d = b"\x07" + b"\x00" * 15
+    C.Store(str(tmp_path), FP).put({d: b"rec", b"\x00" * 16: b"zero"})
+    assert C.Store(str(tmp_path), FP).get([d, b"\x00" * 16, b"\x01" * 16]) == {d: b"rec", b"\x00" * 16: b"zero"}
+
+
+def _damage(path: Path, how: str) -> None:
+    data = bytearray(path.read_bytes())
+    if how == "truncate":
+        path.write_bytes(bytes(data[:len(data) - 5]))
+    elif how == "empty":
+        path.write_bytes(b"")
+    else:                                   # flip one byte: header, index or the last record
+        at = {"header": 3, "index": C.HEADER.size + 2, "record": len(data) - 1}[how]
+        data[at] ^= 0xFF
+        path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("how", ["truncate", "empty", "header", "index", "record"])
+def test_damaged_segment_one_warning_then_removed(tmp_path, capsys, how):
+    items = {hashlib.blake2b(str(i).encode(), digest_size=16).digest(): f"record {i}".encode() for i in range(20)}
+    C.Store(str(tmp_path), FP).put(items)
+    [seg] = segments(tmp_path)
+    _damage(seg, how)
+    store = C.Store(str(tmp_path), FP)
+    got = store.get(list(items))
+    assert all(items[d] == r for d, r in got.items())        # whatever is returned passed its own checksum
+    assert len(got) < len(items)
+    assert store.get(list(items)) == {} or how == "record"   # the segment is gone: no second warning either
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "damaged" in err[0] and str(seg) in err[0], err
+    assert not seg.exists()
+    store.put(items)                                           # rebuilt by the next write
+    assert C.Store(str(tmp_path), FP).get(list(items)) == items
+
+
+def test_eviction_keeps_the_bound_least_recently_used_first(tmp_path):
+    big = {bytes([i]) * 16: os.urandom(10_000) for i in range(1, 4)}
+    store = C.Store(str(tmp_path), FP, max_size=25_000)
+    for d, r in big.items():
+        store.put({d: r})
+        os.utime(segments(tmp_path)[-1], (1, 1 + d[0]))    # distinct, increasing times
+    total = sum(p.stat().st_size for p in segments(tmp_path))
+    assert total <= 25_000
+    assert C.Store(str(tmp_path), FP).get(list(big)) == {d: big[d] for d in list(big)[-2:]}   # the oldest went
+
+
+def test_eviction_and_clear_leave_other_directories_alone(tmp_path):
+    other = tmp_path / "not-ours"
+    other.mkdir()
+    (other / "x.seg").write_bytes(b"0" * 5000)
+    (other / "y.tmp").write_bytes(b"0")
+    os.utime(other / "y.tmp", (1, 1))
+    C.Store(str(tmp_path), FP, max_size=10).put({b"a" * 16: b"record"})
+    C.clear(str(tmp_path))
+    assert (other / "x.seg").exists() and (other / "y.tmp").exists()
+
+
+def test_compaction_bounds_the_number_of_segments(tmp_path, monkeypatch):
+    monkeypatch.setattr(C, "MAX_SEGMENTS", 4)
+    store = C.Store(str(tmp_path), FP)
+    items = {hashlib.blake2b(str(i).encode(), digest_size=16).digest(): str(i).encode() for i in range(12)}
+    for d, r in items.items():
+        store.put({d: r})
+    assert len(segments(tmp_path)) <= 4
+    assert C.Store(str(tmp_path), FP).get(list(items)) == items
+
+
+def test_parse_size():
+    assert C.parse_size("2G") == 2 * 1024 ** 3
+    assert C.parse_size("500M") == 500 * 1024 ** 2
+    assert C.parse_size("1.5GB") == 3 * 1024 ** 3 // 2
+    assert C.parse_size("4096") == 4096
+    with pytest.raises(ValueError):
+        C.parse_size("lots")
+
+
+def test_unwritable_cache_warns_once_and_goes_on(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    store = C.Store(str(blocker), FP)
+    store.put({b"a" * 16: b"x"})
+    store.put({b"b" * 16: b"y"})
+    assert store.get([b"a" * 16]) == {}
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "continuing without writing" in err[0]
+
+
+def test_info_and_clear(tmp_path):
+    C.Store(str(tmp_path), {"a": 1}).put({b"a" * 16: b"x", b"b" * 16: b"y"})
+    C.Store(str(tmp_path), {"a": 2}).put({b"c" * 16: b"z"})
+    (tmp_path / "unrelated.txt").write_text("kept")
+    info = C.info(str(tmp_path))
+    assert sorted((d["fingerprint"]["a"], d["entries"], d["segments"]) for d in info) == [(1, 2, 1), (2, 1, 1)]
+    assert C.clear(str(tmp_path)) == sum(d["bytes"] for d in info)
+    assert C.info(str(tmp_path)) == [] and (tmp_path / "unrelated.txt").exists()
+
+
+# --- the parser over the cache ---------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def texts():
+    return sentences()
+
+
+@pytest.fixture(scope="module")
+def reference(texts):
+    """spaCy's own parses, without a cache."""
+    return Parser(spacy_model=SPACY_MODEL, cache=False).parse(texts)
+
+
+@pytest.mark.parametrize("tokenise", [False, True])
+def test_cold_and_warm_parses_equal_spacy(tmp_path, texts, tokenise):
+    ref = Parser(spacy_model=SPACY_MODEL, cache=False, tokenise=tokenise).parse(texts)
+    cold = Parser(spacy_model=SPACY_MODEL, tokenise=tokenise, cache_dir=str(tmp_path))
+    first = cold.parse(texts)
+    assert cold.n_parsed == len([k for k in ref if k])
+    warm = Parser(spacy_model=SPACY_MODEL, tokenise=tokenise, cache_dir=str(tmp_path))
+    second = warm.parse(texts)
+    assert warm.n_parsed == 0 and not warm.loaded and warm.cache.hits == cold.n_parsed
+    assert first.keys() == second.keys() == ref.keys()
+    assert all(same_sent(ref[k], first[k]) and same_sent(ref[k], second[k]) for k in ref)
+
+
+def test_partly_cached_batch(tmp_path, texts, reference):
+    Parser(spacy_model=SPACY_MODEL, cache_dir=str(tmp_path)).parse(texts[::2])
+    p = Parser(spacy_model=SPACY_MODEL, cache_dir=str(tmp_path))
+    got = p.parse(texts)
+    assert 0 < p.n_parsed < len(reference)
+    assert all(same_sent(reference[k], got[k]) for k in reference)
+
+
+def test_record_codec(reference):
+    assert all(same_sent(s, decode(encode(s))) for s in reference.values())
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.text(ANY_CHAR, max_size=6), st.booleans(), st.text(ANY_CHAR, max_size=3)), max_size=8),
+       st.integers(0, 2 ** 64 - 1))
+def test_record_codec_any_strings(tokens, big):
+    """NUL, surrogates, astral characters and full 64-bit hashes survive a record."""
+    from peet_fast._ext.tokens import Sent
+
+    n = len(tokens)
+    arrays = np.full((n, 7), big, dtype=np.uint64)
+    arrays[:, 3] = 92                                 # a valid POS id
+    arrays[:, 6] = 0
+    sent = Sent(arrays, [t for t, _, _ in tokens], [w for _, w, _ in tokens], [t.lower() for t, _, _ in tokens],
+                [x for _, _, x in tokens], ["dep\x00" + x for _, _, x in tokens])
+    assert same_sent(sent, decode(encode(sent)))
+
+
+def test_fingerprint_covers_what_changes_a_parse():
+    base = fingerprint(SPACY_MODEL, tokenise=False, compiled_ruler=True)
+    assert base["pipeline"] == SPACY_MODEL and base["spacy"] and len(base["pipeline_hash"]) == 64
+    for other in (fingerprint(SPACY_MODEL, tokenise=True, compiled_ruler=True),
+                  fingerprint(SPACY_MODEL, tokenise=False, compiled_ruler=False)):
+        assert C.fingerprint_id(other) != C.fingerprint_id(base)
+    assert fingerprint("no_such_pipeline_xyz", tokenise=False, compiled_ruler=True) is None
+
+
+def test_tokenise_change_misses(tmp_path, texts):
+    Parser(spacy_model=SPACY_MODEL, cache_dir=str(tmp_path)).parse(texts)
+    p = Parser(spacy_model=SPACY_MODEL, tokenise=True, cache_dir=str(tmp_path))
+    p.parse(texts)
+    assert p.n_parsed > 0 and p.cache.hits == 0
+
+
+def test_no_cache_for_a_pipeline_object_or_a_bad_name(tmp_path, nlp):
+    assert Parser(nlp, cache_dir=str(tmp_path)).cache is None
+    assert Parser(spacy_model=SPACY_MODEL, cache=False).cache is None
+    from peet_fast.en.parse import PipelineError
+
+    with pytest.raises(PipelineError, match="no_such_pipeline_xyz"):
+        Parser(spacy_model="no_such_pipeline_xyz", cache_dir=str(tmp_path))
+
+
+def test_damaged_cache_never_changes_a_parse(tmp_path, texts, reference, capsys):
+    Parser(spacy_model=SPACY_MODEL, cache_dir=str(tmp_path)).parse(texts)
+    [seg] = segments(tmp_path)
+    data = bytearray(seg.read_bytes())
+    for at in range(len(data) // 2, len(data), 997):     # flipped bytes across the records
+        data[at] ^= 0x55
+    seg.write_bytes(bytes(data))
+    p = Parser(spacy_model=SPACY_MODEL, cache_dir=str(tmp_path))
+    got = p.parse(texts)
+    assert all(same_sent(reference[k], got[k]) for k in reference)
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1
+    assert p.n_parsed > 0 and not seg.exists()
+    again = Parser(spacy_model=SPACY_MODEL, cache_dir=str(tmp_path))
+    again.parse(texts)
+    assert again.n_parsed == 0                          # rebuilt
+
+
+def test_parse_cache_put_get_batch(tmp_path, reference):
+    cache = ParseCache(fingerprint(SPACY_MODEL, tokenise=False, compiled_ruler=True), str(tmp_path))
+    cache.put({k: s for k, s in reference.items() if k})
+    got = cache.get([*reference, "never seen"])
+    assert "never seen" not in got and all(same_sent(reference[k], got[k]) for k in reference if k)
