@@ -305,16 +305,19 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
     after each shard; its describe(text) method, where it has one, hears the number of shards. While it runs,
     DIR/_lock stops a second job on the directory. However the run ends (an error, SIGINT or SIGTERM as
     KeyboardInterrupt), the finished shards are recorded and temporary files removed; an interruption is raised as
-    JobInterrupted."""
+    JobInterrupted. A directory this run created is removed again when it ends before any shard finished (nothing
+    to resume, no output left behind)."""
     check_at_least_one(shard_rows=spec.shard_rows)
     shards, total = plan(spec.source, spec.shard_rows or DEFAULT_SHARD_ROWS)
     runner = small_job_runner(spec, runner, total)
     spec, shards = sized(spec, shards, total, out_dir, getattr(runner, "workers", 1))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
+    created = not os.path.exists(out_dir)
     os.makedirs(out_dir, exist_ok=True)
     lock = JobLock(out_dir)
     lock.acquire()
+    manifest = None
     try:
         manifest = Manifest(out_dir, spec, shards, total)
         manifest.load_previous()
@@ -322,6 +325,13 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
         manifest.write()
         _run_shards(manifest, runner, progress)
         return manifest
+    except BaseException:
+        if created and (manifest is None or not manifest.done):
+            import shutil
+
+            lock.release()
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
     finally:
         lock.release()
 

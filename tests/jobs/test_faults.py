@@ -214,7 +214,10 @@ def test_job_without_finished_shards_never_blocks_another(tmp_path, capsys, refe
     bad = tmp_path / "bad.txt"
     bad.write_bytes(b"\xff\n" * N_PAIRS)
     args = featurize_args(tmp_path, out)
-    assert main([*args[:2], str(bad), *args[3:]]) == 2          # fails in shard 0: a manifest without shards
+    assert main([*args[:2], str(bad), *args[3:]]) == 2          # fails in shard 0 of a new directory:
+    assert not out.exists()                                     # nothing left behind
+    out.mkdir()                                                 # a directory the user made stays, with
+    assert main([*args[:2], str(bad), *args[3:]]) == 2          # a manifest without shards
     assert listed(out) == []
     assert main(args) == 0                                     # other inputs: replaces it
     assert pq.read_table(out).equals(reference)
