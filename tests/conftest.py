@@ -44,6 +44,18 @@ def pytest_unconfigure(config):
     shutil.rmtree(getattr(config, "_peet_cache", ""), ignore_errors=True)
 
 
+@pytest.fixture(autouse=True, scope="module")
+def _no_ray_instance_outlives_its_module():
+    """An in-process `--workers N` run leaves Ray initialised in this process; shut it down when the test module
+    ends, so that no later test (e.g. test_cluster's own `ray start` / `ray stop --force`) meets it."""
+    yield
+    import sys
+
+    ray = sys.modules.get("ray")
+    if ray is not None and ray.is_initialized():
+        ray.shutdown()
+
+
 # --- helpers (exposed through fixtures below) ----------------------------------------------------------------------
 
 def errant_edit_tuples(edits) -> list[tuple]:
