@@ -133,7 +133,8 @@ def run_one(workers: int, mo: str, trg: str, pairs: int, spw: int, out: str) -> 
     from peet_fast.jobs import JobSpec, LocalRunner, RayRunner, run_job, text_source
 
     shard_rows = max(1, math.ceil(pairs / (spw * workers)))
-    spec = JobSpec("featurize", text_source([mo, trg]), shard_rows=shard_rows)
+    # the parse cache off: every run parses all its sentences (a warm cache would make later runs look faster)
+    spec = JobSpec("featurize", text_source([mo, trg]), shard_rows=shard_rows, cache={"cache": False})
     ray_s = 0.0
     if workers > 1:
         from peet_fast.jobs.ray import init_ray
