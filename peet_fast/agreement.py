@@ -192,17 +192,13 @@ def read_para_sets(files: Sequence[str]) -> tuple[list[str], list[list[list[str]
     """ChERRANT parallel files (``id<TAB>source<TAB>target...``), one per set: the sources (the first file's) and
     per set, per line its targets. Refuses different line counts and a source that differs from the first file's
     (whitespace ignored, as ChERRANT ignores it), naming the file and line."""
+    from peet_fast.compare_inputs import check_para_sources
     from peet_fast.formats.para import read_para
 
     src, first = read_para(files[0])
     sets = [first]
     for path in files[1:]:
         other_src, targets = read_para(path)
-        if len(other_src) != len(src):
-            raise InputError(path, f"sets differ in line count ({files[0]}: {len(src)} lines, {path}: "
-                                   f"{len(other_src)} lines)")
-        for k, (a, b) in enumerate(zip(other_src, src), 1):
-            if "".join(a.split()) != "".join(b.split()):
-                raise InputError(path, f"source differs from {files[0]}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
+        check_para_sources(path, other_src, files[0], src, "sets")
         sets.append(targets)
     return src, sets

@@ -82,20 +82,27 @@ def _target_major(sides) -> list[tuple[int, int, int]]:
 
 def load_para_pair(hyp_path: str, ref_path: str):
     """Read ChERRANT parallel files (``id \\t source \\t target ...``) for the hypothesis and the references; refuses
-    different line counts and a line whose source differs (whitespace ignored, as ChERRANT ignores it).
+    different line counts and a line whose source differs (check_para_sources).
     Returns (sources, hyp targets per line, ref targets per line)."""
     from peet_fast.formats.para import read_para
-    from peet_fast.io import InputError
 
     h_src, h_tgt = read_para(hyp_path)
     r_src, r_tgt = read_para(ref_path)
-    if len(h_src) != len(r_src):
-        raise InputError(hyp_path, f"hyp and ref differ in line count ({hyp_path}: {len(h_src)} lines, "
-                                   f"{ref_path}: {len(r_src)} lines)")
-    for k, (a, b) in enumerate(zip(h_src, r_src), 1):
-        if "".join(a.split()) != "".join(b.split()):
-            raise InputError(hyp_path, f"source differs from {ref_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
+    check_para_sources(hyp_path, h_src, ref_path, r_src, "hyp and ref")
     return r_src, h_tgt, r_tgt
+
+
+def check_para_sources(path: str, sources, other_path: str, other_sources, what: str) -> None:
+    """Refuse (InputError naming `path` and line) two ChERRANT parallel files whose line counts differ or whose
+    sources differ on a line (whitespace ignored, as ChERRANT ignores it); `what` names the two in the message."""
+    from peet_fast.io import InputError
+
+    if len(sources) != len(other_sources):
+        raise InputError(path, f"{what} differ in line count ({path}: {len(sources)} lines, {other_path}: "
+                               f"{len(other_sources)} lines)")
+    for k, (a, b) in enumerate(zip(sources, other_sources), 1):
+        if "".join(a.split()) != "".join(b.split()):
+            raise InputError(path, f"source differs from {other_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)
 
 
 def cleme_from_m2(hyp_blocks, ref_blocks, hyp_path: str = "<hyp>", ref_path: str = "<ref>") -> list:

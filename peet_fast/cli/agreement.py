@@ -4,7 +4,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import (
+    add_lang_option,
+    add_pipeline_options,
+    add_tokenize_option,
+    add_zh_resources,
+    load_annotator,
+)
 from peet_fast.cli.compare import add_scoring_options, check_beta
 from peet_fast.io import InputError, check_output, write_json
 
@@ -38,7 +44,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_lang_option(p, "en: errant's edits and errant_compare's scoring (default);\n"
                        "zh: ChERRANT's char-level edits and its scoring rules")
     add_scoring_options(p)
-    p.add_argument("-tok", action="store_true", help="en: word-tokenise the text with spaCy (default: pre-tokenised)")
+    add_tokenize_option(p)
     p.add_argument("--strategy", choices=["all", "first"], default="all",
                    help="--lang zh: keep all minimum-cost alignments (default) or the first")
     add_zh_resources(p, "--lang zh: ")
