@@ -11,8 +11,9 @@ instance of W CPUs (peet_fast.jobs.ray.init_ray, shut down after the run) and a 
 
 Each run reports, apart:
   - ray_start_s: ray.init (0 in process);
-  - warmup_s: the fixed part of the job itself (Ray Data's start, the actors' processes, imports and spaCy loads; in
-    process the spaCy load, the cached pipeline being dropped before each run): job_s - pairs / steady rate;
+  - warmup_s: the fixed part of the job itself (the actors' processes, imports and spaCy loads; in process the spaCy
+    load, the cached pipeline being dropped before each run): job_s - pairs / steady rate;
+  - ray_stop_s: ray.shutdown after the job (a command pays it at exit; 0 in process), not in the speed-ups;
   - steady_pairs_per_s: the rate once every worker is warm: rows of the shards finished after the first W shards
     finished, over the time from the W-th to the last completion (progress callback times);
   - end_to_end_pairs_per_s: pairs / (ray_start_s + job_s);
@@ -163,13 +164,17 @@ def run_one(workers: int, mo: str, trg: str, pairs: int, spw: int, out: str) -> 
         job_s = time.perf_counter() - t0
         cpu1, busy1, own1 = descendants_cpu_s(), machine_busy_s(), own_cpu_s()
     finally:
+        stop_s = 0.0
         if workers > 1:
             import ray
 
+            t = time.perf_counter()
             ray.shutdown()
+            stop_s = time.perf_counter() - t
     rate, warm = steady(done, workers, pairs, job_s)
     return {"workers": workers, "pairs": pairs, "shard_rows": shard_rows, "shards": len(done),
             "runner": "in process" if workers == 1 else "local Ray", "ray_start_s": ray_s, "job_s": job_s,
+            "ray_stop_s": stop_s,
             "total_s": ray_s + job_s, "warmup_s": warm, "fixed_overhead_s": ray_s + warm,
             "steady_pairs_per_s": rate, "end_to_end_pairs_per_s": pairs / (ray_s + job_s),
             "cpu_s": {"driver": own1 - own0, "ray_daemons": cpu1["daemons"] - cpu0["daemons"],
@@ -207,10 +212,11 @@ def report(res: dict) -> None:
         if not res[mode]:
             continue
         log(f"{mode} scaling:")
-        log(f"{'workers':>7} {'pairs':>8} {'start s':>8} {'warm-up s':>9} {'job s':>7} {'steady/s':>9} "
+        log(f"{'workers':>7} {'pairs':>8} {'start s':>8} {'warm-up s':>9} {'job s':>7} {'stop s':>6} {'steady/s':>9} "
             f"{'x steady':>8} {'eff':>5} {'x total':>8} {'eff':>5} {'driver cpu':>10} {'ray cpu':>8}")
         for r in res[mode]:
             log(f"{r['workers']:>7} {r['pairs']:>8} {r['ray_start_s']:>8.1f} {r['warmup_s']:>9.1f} {r['job_s']:>7.1f} "
+                f"{r['ray_stop_s']:>6.1f} "
                 f"{r['steady_pairs_per_s']:>9.1f} {r['speedup_steady']:>8.2f} {r['efficiency_steady']:>5.2f} "
                 f"{r['speedup_end_to_end']:>8.2f} {r['efficiency_end_to_end']:>5.2f} {r['cpu_s']['driver']:>10.1f} "
                 f"{r['cpu_s']['ray_daemons']:>8.1f}")

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[1]
-RUN_KEYS = {"workers", "pairs", "shard_rows", "shards", "runner", "ray_start_s", "job_s", "total_s", "warmup_s",
-            "fixed_overhead_s", "steady_pairs_per_s", "end_to_end_pairs_per_s", "cpu_s", "speedup_steady",
+RUN_KEYS = {"workers", "pairs", "shard_rows", "shards", "runner", "ray_start_s", "ray_stop_s", "job_s", "total_s",
+            "warmup_s", "fixed_overhead_s", "steady_pairs_per_s", "end_to_end_pairs_per_s", "cpu_s", "speedup_steady",
             "speedup_end_to_end", "efficiency_steady", "efficiency_end_to_end"}
 TOP_KEYS = {"source", "cpus", "load_average", "workers", "pairs_per_worker", "strong_pairs", "shards_per_worker",
             "seed", "weak", "strong", "strong_identical"}
@@ -47,5 +47,5 @@ def test_two_ray_workers_strong():
     assert res["weak"] == [] and res["strong_pairs"] == 40 and res["strong_identical"] is True
     one, two = res["strong"]
     assert (one["workers"], two["workers"]) == (1, 2)     # the 1-worker baseline is always run
-    assert two["runner"] == "local Ray" and two["ray_start_s"] > 0 and two["shards"] == 4
+    assert two["runner"] == "local Ray" and two["ray_start_s"] > 0 and two["ray_stop_s"] > 0 and two["shards"] == 4
     assert set(two) == RUN_KEYS

@@ -4,7 +4,7 @@
     layout.py   a job directory on disk (part-*.parquet + _manifest.json), read back as one dataset
     shards.py   JobSpec, WorkerState, run_shard, the manifest, run_job(spec, out_dir, runner)
     local.py    LocalRunner: shards in this process
-    ray.py      RayRunner: shards on a Ray actor pool (the only module that imports Ray)
+    ray.py      RayRunner: shards on Ray actors, one shard in flight per actor (the only module that imports Ray)
     sizing.py   the shard size (one shard per worker on a small input) and the small-job threshold
     tasks.py    the library's long jobs, featurize() and score(): in process or sharded
 

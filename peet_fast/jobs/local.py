@@ -13,6 +13,12 @@ class LocalRunner:
     distributed = False
     workers = 1
 
+    def start(self, spec: JobSpec, out_dir: str, shards: int) -> None:
+        """Nothing to start: the pipeline loads in run."""
+
+    def close(self) -> None:
+        """Nothing to release."""
+
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         state = WorkerState(spec)
         for shard in shards:

@@ -1,11 +1,20 @@
-"""The only module that imports Ray: RayRunner runs a job's shards on a Ray Data actor pool.
+"""The only module that imports Ray: RayRunner runs a job's shards on Ray actors.
 
-The shards still to do become a Ray Dataset (one row per shard: its rows and byte offsets, never the text itself);
-`map_batches` sends them to a pool of actors, each of which loads the spaCy pipeline and the model once
-(jobs.shards.WorkerState) and computes shards with jobs.shards.run_shard, writing each shard's Parquet file atomically
-into the output directory (a shared filesystem on a multi-node cluster). The driver records each finished shard in the
-manifest as results stream back, so an interrupted run resumes where it stopped. Actors that die (a killed worker, a
-lost node) are restarted and their shard retried; shard output is deterministic, so a retried shard is identical.
+Each actor loads the spaCy pipeline and the model once (jobs.shards.WorkerState) and computes the shards it is handed
+with jobs.shards.run_shard, writing each shard's Parquet file atomically into the output directory (a shared
+filesystem on a multi-node cluster). A shard travels as its rows and byte offsets, never the text itself. The driver
+keeps one shard in flight per actor, hands an actor the next shard as soon as it returns one, and records each finished
+shard in the manifest as it comes back, so an interrupted run resumes where it stopped. Actors that die (a killed
+worker, a lost node) are restarted and their shard retried; shard output is deterministic, so a retried shard is
+identical. The actors are created as soon as the job's settings are final (RayRunner.start, called by run_job), so
+that their start and spaCy load overlap with the driver's own work, and killed when the job ends (close).
+
+Plain actors, not a Ray Data actor pool (which this module used until the parse-cache issue): a shard is already a
+self-contained unit that reads its own input and writes its own file, so Ray Data's blocks, operators and streaming
+executor only added a fixed cost -- on the 2-core machine a 10,000-pair job on 2 workers took 16.5 s (30.0 CPU-s in
+the workers) through Ray Data and 12.7 s (24.2 CPU-s, the work itself) with plain actors; see
+benchmarks/scaling.py -- and Ray Data creates its actors only once the dataset runs, after all of the driver's
+planning.
 
 Actors import the driver's peet_fast, whatever the working directory: Ray puts the driver's working directory (and its
 script's directory) first on every worker's sys.path, so a run started from a source checkout would import the
@@ -91,35 +100,33 @@ def exception_from_record(rec: dict) -> BaseException:
     return exc
 
 
-class _ShardWorker:
-    """A Ray Data actor: loads the pipeline once, then computes shards. Returns for each shard a JSON `result`: its
-    manifest entry, or the exception that the constructor or the shard raised (exception_record)."""
+class _ShardActor:
+    """A Ray actor: loads the pipeline and the model once (WorkerState), then computes the shards it is given. Every
+    method returns a dict: {"entry": the shard's manifest entry}, {} (ready), or {"error": exception_record(...)} for
+    what the constructor or the shard raised."""
 
     def __init__(self, spec: JobSpec, out_dir: str, cwd: str):
         self.out_dir = out_dir
-        self.failure: str | None = None
+        self.failure: dict | None = None
         with contextlib.suppress(OSError):
             os.chdir(cwd)          # absent on another node: relative inputs are then not found, and say so
         try:
             self.state = WorkerState(spec)
         except Exception as exc:   # noqa: BLE001 -- every failure goes back to the driver, which raises it
-            self.failure = json.dumps({"error": exception_record(exc)})
+            self.failure = {"error": exception_record(exc)}
 
-    def __call__(self, batch: dict) -> dict:
-        results = []
-        for k in range(len(batch["index"])):
-            if self.failure is not None:
-                results.append(self.failure)
-                continue
-            shard = Shard(int(batch["index"][k]), int(batch["start"][k]), int(batch["stop"][k]),
-                          tuple(tuple(int(x) for x in pair) for pair in batch["offsets"][k]), str(batch["digest"][k]))
-            try:
-                entry = run_shard(self.state, shard, self.out_dir)
-            except Exception as exc:   # noqa: BLE001
-                results.append(json.dumps({"error": exception_record(exc)}))
-                continue
-            results.append(json.dumps({"entry": {key: entry[key] for key in _ENTRY_KEYS}}))
-        return {"result": results}
+    def ready(self) -> dict:
+        """{} once the pipeline is loaded, or the failure of the constructor."""
+        return self.failure or {}
+
+    def shard(self, shard: Shard) -> dict:
+        if self.failure is not None:
+            return self.failure
+        try:
+            entry = run_shard(self.state, shard, self.out_dir)
+        except Exception as exc:   # noqa: BLE001
+            return {"error": exception_record(exc)}
+        return {"entry": {key: entry[key] for key in _ENTRY_KEYS}}
 
 
 def _import_root() -> str:
@@ -145,11 +152,9 @@ def _runtime_env(working_dir: str, local: bool) -> dict | None:
 
 def init_ray(workers: int, address: str | None) -> None:
     import ray
-    import ray.data  # noqa: F401 -- its import configures its loggers: before they are quieted here
 
     if ray.is_initialized():
         return
-    logging.getLogger("ray.data").setLevel(logging.ERROR)
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
     quiet_auth_notice()
     kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
@@ -163,7 +168,10 @@ def init_ray(workers: int, address: str | None) -> None:
             ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
         else:
             # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
-            ray.init(address="local", num_cpus=workers, **kwargs)
+            # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
+            # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores)
+            ray.init(address="local", num_cpus=workers, _system_config={"prestart_worker_first_driver": False},
+                     **kwargs)
         if sigterm is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
 
@@ -178,14 +186,24 @@ def worker_failure(exc: BaseException) -> WorkerError:
 class RayRunner:
     """Runs shards on `workers` Ray actors: a new local Ray instance of that many CPUs, or the cluster at address
     ('auto', ray://HOST:PORT). run_job runs a job of fewer than min_sentences sentences to parse in its own process
-    instead (jobs.sizing; 0: never)."""
+    instead (jobs.sizing; 0: never).
+
+    run_job calls start() as soon as the job's settings are final, so that Ray's start and the actors' warm-up (each
+    loads the spaCy pipeline) overlap with what the driver still does (the manifest, verifying an earlier run's
+    shards); run() then hands each actor one shard at a time as it becomes free, the next as soon as one finishes
+    (no shard waits behind a slow actor; the last shards finish within one shard's time of each other); close()
+    stops the actors however the job ended."""
 
     distributed = True
+    actor_class = _ShardActor
 
     def __init__(self, workers: int, address: str | None = None, min_sentences: int = 0):
         self.workers = workers
         self.address = address
         self.min_sentences = min_sentences
+        self._actors: list = []
+        self._started_for: tuple | None = None
+        self._stderr: contextlib.ExitStack | None = None
 
     @staticmethod
     def in_process():
@@ -194,48 +212,89 @@ class RayRunner:
 
         return LocalRunner()
 
-    def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
-        init_ray(self.workers, self.address)    # first: the processes it starts keep the real stderr
-        with stderr_without_known_noise():      # Ray's known false alarm (jobs.raylog)
-            self._run(spec, shards, out_dir, on_done)
-
-    def _run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
+    def start(self, spec: JobSpec, out_dir: str, shards: int) -> None:
+        """Start Ray (a new local instance, or join the cluster) and min(workers, shards) actors for spec, without
+        waiting for them: they load their pipelines while the driver goes on."""
+        init_ray(self.workers, self.address)     # first: the processes it starts keep the real stderr
+        if self._stderr is None:
+            self._stderr = contextlib.ExitStack()
+            self._stderr.enter_context(stderr_without_known_noise())    # Ray's known false alarm (jobs.raylog)
+        key = (spec.signature(), os.path.abspath(out_dir))
+        if self._started_for == key and len(self._actors) >= min(self.workers, shards):
+            return
+        self._kill_actors()
         import ray
-        from ray.data import ActorPoolStrategy, DataContext
 
-        init_ray(self.workers, self.address)
-        ctx = DataContext.get_current()
-        ctx.execution_options.preserve_order = False
-        ctx.enable_progress_bars = False
-        ctx.max_errored_blocks = 0
-        ctx.max_consecutive_actor_init_deaths = 0     # an actor that cannot start fails the job, not replaced
-        items = [{"index": s.index, "start": s.start, "stop": s.stop, "offsets": [list(o) for o in s.offsets],
-                  "digest": s.digest} for s in shards]
-        ds = ray.data.from_items(items, override_num_blocks=len(items))
-        results = ds.map_batches(
-            _ShardWorker, fn_constructor_kwargs={"spec": spec, "out_dir": os.path.abspath(out_dir),
-                                                 "cwd": os.getcwd()},
-            batch_size=1, compute=ActorPoolStrategy(size=min(self.workers, len(items))), num_cpus=1,
-            batch_format="numpy")
-        # (Ray Data restarts dead actors and retries their tasks without limit by default: a killed worker's shard is
-        # recomputed by its restarted actor.)
-        rows = iter(results.iter_rows())
+        # restarted without limit where a worker dies (a killed process, a lost node), its shard retried: shard
+        # output is deterministic, so a retried shard is identical; a constructor that raises is not retried (Ray)
+        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1)(self.actor_class)
+        args = (spec, os.path.abspath(out_dir), os.getcwd())
+        self._actors = [actor.remote(*args) for _ in range(max(1, min(self.workers, shards)))]
+        self._started_for = key
+
+    def close(self) -> None:
+        """Stop the actors (their CPUs are free for the next job) and restore stderr."""
+        self._kill_actors()
+        if self._stderr is not None:
+            self._stderr.close()
+            self._stderr = None
+
+    def _kill_actors(self) -> None:
+        if self._actors:
+            import ray
+
+            for a in self._actors:
+                with contextlib.suppress(Exception):
+                    ray.kill(a, no_restart=True)
+        self._actors = []
+        self._started_for = None
+
+    def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
+        self.start(spec, out_dir, len(shards))
         try:
-            for row in _rows_or_failure(rows):
-                result = json.loads(row["result"])
-                if "error" in result:
-                    raise _as_driver_error(exception_from_record(result["error"]), out_dir)
-                on_done(result["entry"])
+            self._dispatch(shards, out_dir, on_done)
         except KeyboardInterrupt:
-            _stop_quietly(rows)       # the driver records what finished once the actors are gone
+            _stop_quietly()           # the driver records what finished once the actors are gone
+            self._actors = []
             raise
         finally:
-            close = getattr(rows, "close", None)
-            if close is not None:
-                close()
+            self.close()
+
+    def _dispatch(self, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
+        """Each actor gets a shard once it is ready and the next one whenever it finishes one."""
+        import ray
+
+        todo = list(reversed(shards))
+        waiting: dict = {a.ready.remote(): (a, None) for a in self._actors}
+        running = 0
+        while todo or running:
+            refs, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)   # (a timeout: Ctrl-C is seen)
+            for ref in refs:
+                actor, shard = waiting.pop(ref)
+                result = _result(ref)
+                if "error" in result:
+                    raise _as_driver_error(exception_from_record(result["error"]), out_dir)
+                if shard is not None:
+                    running -= 1
+                    on_done(result["entry"])
+                if todo:
+                    shard = todo.pop()
+                    waiting[actor.shard.remote(shard)] = (actor, shard)
+                    running += 1
 
 
-def _stop_quietly(rows) -> None:
+def _result(ref) -> dict:
+    """The value of a finished actor call; a Ray failure that carries no exception of ours (an actor whose import
+    failed, a lost node or cluster) as a WorkerError of one line."""
+    import ray
+
+    try:
+        return ray.get(ref)
+    except ray.exceptions.RayError as exc:
+        raise worker_failure(exc) from exc
+
+
+def _stop_quietly() -> None:
     """On an interruption: stop the actors (shut Ray down, which kills them, or on a cluster disconnects this job)
     without Ray's tracebacks or log lines on the terminal."""
     import ray
@@ -243,21 +302,7 @@ def _stop_quietly(rows) -> None:
     logging.getLogger("ray").setLevel(logging.CRITICAL)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         with contextlib.suppress(Exception):
-            ray.shutdown()         # first: no "actor killed, task retried" lines from closing the stream
-        with contextlib.suppress(Exception):
-            close = getattr(rows, "close", None)
-            if close is not None:
-                close()
-
-
-def _rows_or_failure(rows):
-    """rows, with a Ray failure that carries no exception of ours raised as a WorkerError."""
-    import ray
-
-    try:
-        yield from rows
-    except ray.exceptions.RayError as exc:
-        raise worker_failure(exc) from exc
+            ray.shutdown()
 
 
 def _as_driver_error(exc: BaseException, out_dir: str) -> BaseException:

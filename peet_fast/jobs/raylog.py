@@ -3,9 +3,10 @@
 - a new local instance warns that it enables token authentication by default (nothing to act on: the instance is
   this job's own): quiet_auth_notice() raises the level of that one logger (Ray's authentication_token_setup, which
   logs nothing else) to ERROR;
-- Ray Data's actor pool passes object references to its actors' constructors with restarts allowed, on which the
-  driver's core worker logs an ERROR line "... the actor restart will fail" (ray-project/ray#53727: the driver holds
-  those references for the whole job, so a restart does not fail). That line is written by Ray's C++ logger straight
+- an actor created with restarts allowed whose constructor arguments are large enough to go through the object store
+  (a job with a large model: Ray inlines arguments under ~100 KB) makes the driver's core worker log an ERROR line
+  "... the actor restart will fail" (ray-project/ray#53727: the driver holds those references for the whole job, so
+  a restart does not fail). That line is written by Ray's C++ logger straight
   to file descriptor 2, so stderr_without_known_noise() passes fd 2 through a filter that drops exactly that line and
   forwards everything else unchanged."""
 from __future__ import annotations

@@ -195,6 +195,12 @@ class Manifest:
         and part files it does not list (or all of them, where the manifest is damaged) that verify. Refuse a
         directory holding anything else, or another job's finished shards; another job's manifest without finished
         shards is replaced."""
+        self.verify_previous(*self.check_directory())
+
+    def check_directory(self) -> tuple[dict[int, str], dict[int, dict], object]:
+        """The cheap half of load_previous (the directory listing and the old manifest, no part file read): refuse
+        a directory holding anything but a job, or another job's finished shards; returns (part files by index,
+        the old manifest's entries by index, the old manifest as _read_old gives it)."""
         names = sorted(os.listdir(self.out_dir))
         foreign = [n for n in names if not is_job_file(n)]
         if foreign:
@@ -209,6 +215,10 @@ class Manifest:
         elif isinstance(old, dict) and (old.get("shards") or parts):
             raise InputError(self.out_dir, "holds the output of a different job (other inputs or settings); use "
                                            "another directory, or remove it to start again")
+        return parts, recorded, old
+
+    def verify_previous(self, parts: dict[int, str], recorded: dict[int, dict], old: object) -> None:
+        """The costly half of load_previous: keep the part files that verify (checksums read from disk)."""
         for index, name in parts.items():
             entry = recorded.get(index)
             if entry is not None and self._planned(entry) and entry.get("file") == name and \
@@ -296,6 +306,13 @@ class Runner(Protocol):
         """Compute these shards of the job (run_shard) into out_dir, calling on_done with each one's manifest entry
         as it finishes (in any order)."""
 
+    def start(self, spec: JobSpec, out_dir: str, shards: int) -> None:
+        """Get ready for a job of this many shards (start workers) without waiting: called by run_job as soon as
+        the job's settings are final, before it verifies an earlier run's shards."""
+
+    def close(self) -> None:
+        """Release what start or run took, however the job ended (called by run_job)."""
+
 
 def run_job(spec: JobSpec, out_dir: str, runner: Runner,
             progress: Callable[[int, int], None] | None = None) -> Manifest:
@@ -320,7 +337,9 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
     manifest = None
     try:
         manifest = Manifest(out_dir, spec, shards, total)
-        manifest.load_previous()
+        previous = manifest.check_directory()
+        runner.start(spec, out_dir, len(shards))     # Ray's actors warm up while this process verifies
+        manifest.verify_previous(*previous)
         remove_temp_files(out_dir)            # left by a run that was killed (we hold the lock)
         manifest.write()
         _run_shards(manifest, runner, progress)
@@ -333,6 +352,7 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
             shutil.rmtree(out_dir, ignore_errors=True)
         raise
     finally:
+        runner.close()
         lock.release()
 
 

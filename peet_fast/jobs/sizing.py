@@ -6,11 +6,12 @@ size chosen is part of the job's signature and recorded in its manifest (`shard_
 directory takes the recorded size whenever the job is otherwise the same, so a job resumes under any
 --workers (a different explicit --shard-rows is another job, refused as before).
 
-Small jobs. Ray pays off only above a size: starting a local instance and warming its actors (each loads the spaCy
-pipeline) costs a fixed ~10-20 s on a 2-core machine (benchmarks/scaling.py reports it), while one process parses
-~1,000 sentences/s. A local Ray runner (not one joining a cluster) given a job of fewer than `min_sentences`
-sentences to parse (rows x texts per row) runs it in this process instead, with one notice; the output is
-identical. PEET_FAST_RAY_MIN_SENTENCES overrides the threshold (0: always Ray)."""
+Small jobs. Ray pays off only above a size: starting a local instance, warming its actors (each loads the spaCy
+pipeline) and shutting it down costs a fixed ~6-7 s on a 2-core machine (benchmarks/scaling.py reports the parts),
+while one process parses ~900-1,000 sentences/s; two workers won from ~12,000 sentences (README "Large corpora").
+A local Ray runner (not one joining a cluster) given a job of fewer than `min_sentences` sentences to parse (rows x
+texts per row) runs it in this process instead, with one notice; the output is identical. PEET_FAST_RAY_MIN_SENTENCES
+overrides the threshold (0: always Ray)."""
 from __future__ import annotations
 
 import dataclasses
@@ -27,7 +28,7 @@ from peet_fast.jobs.sources import Shard, plan
 DEFAULT_SHARD_ROWS = 20_000
 # Below this many sentences to parse a local Ray run costs more than it saves (measured: see the module docstring
 # and README "Large corpora"); PEET_FAST_RAY_MIN_SENTENCES overrides it.
-RAY_MIN_SENTENCES = 20_000
+RAY_MIN_SENTENCES = 12_000
 MIN_SENTENCES_ENV = "PEET_FAST_RAY_MIN_SENTENCES"
 
 

@@ -109,7 +109,7 @@ def shard_worker_pids() -> list[int]:
                 cmdline = fh.read()
         except OSError:
             continue
-        if b"_ShardWorker" in cmdline and descends(pid):
+        if b"_ShardActor" in cmdline and descends(pid):
             pids.append(pid)
     return pids
 
