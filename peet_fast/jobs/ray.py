@@ -251,6 +251,12 @@ class RayRunner:
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         self.start(spec, out_dir, len(shards))
+        import ray
+
+        for surplus in self._actors[len(shards):]:     # a resumed job with fewer shards left than actors started
+            with contextlib.suppress(Exception):
+                ray.kill(surplus, no_restart=True)
+        del self._actors[len(shards):]
         try:
             self._dispatch(shards, out_dir, on_done)
         except KeyboardInterrupt:

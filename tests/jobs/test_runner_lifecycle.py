@@ -4,6 +4,7 @@ Ray: the actors a failed job started are gone (a second job on the same Ray inst
 is handed the next shard as it finishes one (no shard waits behind a busy actor)."""
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -161,4 +162,26 @@ def test_each_actor_gets_the_next_shard_when_it_finishes_one(tmp_path, ray2):
     assert sorted(map(int, slow + fast)) == list(range(12))
     assert len(slow) < 6, (slow, fast)
     run_job(spec_of(tmp_path, shard_rows=2), str(tmp_path / "here"), LocalRunner())
+    assert pq.read_table(str(tmp_path / "job")).equals(pq.read_table(str(tmp_path / "here")))
+
+
+class _CountingRunner(RayRunner):
+    def _dispatch(self, shards, out_dir, on_done):
+        self.actors_at_dispatch = len(self._actors)
+        super()._dispatch(shards, out_dir, on_done)
+
+
+def test_a_resumed_job_keeps_only_the_actors_it_needs(tmp_path, ray2):
+    """A rerun with one shard left: start() had started an actor per worker before the earlier shards were
+    verified; the surplus one is stopped before the shard is handed out, and the output is complete and the same."""
+    write_pairs(tmp_path)
+    run_job(spec_of(tmp_path), str(tmp_path / "here"), LocalRunner())
+    run_job(spec_of(tmp_path), str(tmp_path / "job"), LocalRunner())
+    manifest = json.loads((tmp_path / "job" / "_manifest.json").read_text())
+    gone = manifest["shards"].pop()
+    (tmp_path / "job" / gone["file"]).unlink()
+    (tmp_path / "job" / "_manifest.json").write_text(json.dumps(manifest))
+    runner = _CountingRunner(2)
+    run_job(spec_of(tmp_path), str(tmp_path / "job"), runner)
+    assert runner.actors_at_dispatch == 1 and runner._actors == []
     assert pq.read_table(str(tmp_path / "job")).equals(pq.read_table(str(tmp_path / "here")))
