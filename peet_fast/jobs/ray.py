@@ -48,7 +48,7 @@ import traceback
 from typing import Callable, Sequence
 
 import peet_fast
-from peet_fast.jobs.raylog import quiet_auth_notice, stderr_without_known_noise
+from peet_fast.jobs.raylog import fd2_silenced, quiet_auth_notice, stderr_without_known_noise
 from peet_fast.jobs.shards import JobSpec, WorkerError, WorkerState, run_shard
 from peet_fast.jobs.sources import Shard
 
@@ -306,7 +306,7 @@ def _stop_quietly() -> None:
     import ray
 
     logging.getLogger("ray").setLevel(logging.CRITICAL)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), fd2_silenced():
         with contextlib.suppress(Exception):
             ray.shutdown()
 

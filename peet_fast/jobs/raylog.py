@@ -8,7 +8,10 @@
   "... the actor restart will fail" (ray-project/ray#53727: the driver holds those references for the whole job, so
   a restart does not fail). That line is written by Ray's C++ logger straight
   to file descriptor 2, so stderr_without_known_noise() passes fd 2 through a filter that drops exactly that line and
-  forwards everything else unchanged."""
+  forwards everything else unchanged;
+- stopping a job on Ctrl-C shuts Ray down with tasks in flight, on which Ray's C++ core worker logs lines such as
+  "task_manager.cc: Failed to push error to driver for task ..." straight to file descriptor 2: jobs.ray runs that
+  shutdown inside fd2_silenced()."""
 from __future__ import annotations
 
 import contextlib
@@ -68,4 +71,25 @@ def stderr_without_known_noise() -> Iterator[None]:
         os.dup2(saved, 2)           # closes the pipe's write end: the pump sees its end
         pump.join(timeout=5)
         os.close(read_end)
+        os.close(saved)
+
+
+@contextlib.contextmanager
+def fd2_silenced() -> Iterator[None]:
+    """Within the block, whatever is written to file descriptor 2 (Python's stderr and Ray's C++ logs) is discarded."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (AttributeError, OSError, ValueError):
+        yield
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 2)
+    os.close(devnull)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError, ValueError):
+            sys.stderr.flush()
+        os.dup2(saved, 2)
         os.close(saved)

@@ -133,7 +133,8 @@ def test_sigint_under_ray_records_finished_shards_without_tracebacks(tmp_path, r
     assert proc.returncode == 130, err[-3000:]
     k = len(on_disk(out))
     assert our_lines(err) == [f"peet-fast featurize: {MESSAGE.format(k)}"], err[-3000:]
-    assert "Traceback" not in err and "ERROR" not in err
+    # nothing of Ray's: no traceback, no log line of its C++ core worker ("[...] task_manager.cc:...") on shutdown
+    assert [ln for ln in err.splitlines() if ln.strip() and not ln.startswith(("peet-fast", "featurize"))] == [], err
     assert_consistent(out)
     assert main(featurize_args(tmp_path, out)) == 0
     assert pq.read_table(out).equals(reference)
