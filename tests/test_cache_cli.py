@@ -93,15 +93,49 @@ def test_gmeg_fce_score_same_with_warm_cache(tmp_path, capsys, shared_corpora):
                lambda out: out.with_suffix(".jsonl").read_bytes())
 
 
-def test_warm_run_imports_no_spacy(tmp_path, capsys):
+RAW = ["He go to school yesterday, and he like it.", "She don't know.", "It's fine.", "It's fine.",
+       "We was there (at noon)!", ""]
+RAW_COR = ["He went to school yesterday, and he liked it.", "She doesn't know.", "It's fine.", "It is fine.",
+           "We were there (at noon)!", ""]
+
+
+@pytest.mark.parametrize("kind", ["score", "score -tok", "m2 -tok", "featurize -tok"])
+def test_warm_run_imports_no_spacy(tmp_path, capsys, kind):
+    """A run whose sentences are all cached never imports spaCy; with -tok too, where sentence lengths and the
+    tokens of pairs that need no parse come from spaCy's tokenizer alone (the token records of the cache). The warm
+    output equals the cold one and the --no-cache one."""
     cache = tmp_path / "cache"
-    expected, _ = run(capsys, *score_args(), "--cache-dir", cache)
+    (tmp_path / "raw.txt").write_text("\n".join(RAW) + "\n", "utf-8")
+    (tmp_path / "cor.txt").write_text("\n".join(RAW_COR) + "\n", "utf-8")
+    out = tmp_path / "out.m2"
+    argv = {"score": score_args(),
+            "score -tok": ["score", "--hyp", tmp_path / "raw.txt", "--ref", tmp_path / "cor.txt", "-tok",
+                           "--spacy-model", SPACY_MODEL, "--out", out.with_suffix(".tsv")],
+            "m2 -tok": ["m2", "-orig", tmp_path / "raw.txt", "-cor", tmp_path / "cor.txt", "-out", out, "-tok",
+                        "--spacy-model", SPACY_MODEL],
+            "featurize -tok": ["featurize", "--mo", tmp_path / "raw.txt", "--trg", tmp_path / "cor.txt", "-tok",
+                               "--spacy-model", SPACY_MODEL, "--out", out.with_suffix(".parquet")]}[kind]
+
+    outputs = [out, out.with_suffix(".parquet"), out.with_suffix(".tsv")]
+
+    def written() -> bytes:
+        found = [p for p in outputs if p.exists()]
+        return found[0].read_bytes() if found else b""
+
+    expected, _ = run(capsys, *argv, "--no-cache")
+    expected_file = written()
+    for p in outputs:
+        p.unlink(missing_ok=True)
+    cold, _ = run(capsys, *argv, "--cache-dir", cache)
+    assert (cold, written()) == (expected, expected_file)
+    for p in outputs:
+        p.unlink(missing_ok=True)
     code = ("import sys; from peet_fast.cli import main; rc = main(sys.argv[1:]); "
             "print('SPACY' if 'spacy' in sys.modules else 'NO-SPACY', file=sys.stderr); sys.exit(rc)")
-    res = subprocess.run([sys.executable, "-c", code, *map(str, score_args()), "--cache-dir", str(cache)],
+    res = subprocess.run([sys.executable, "-c", code, *map(str, argv), "--cache-dir", str(cache)],
                          capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert res.returncode == 0, res.stderr
-    assert res.stdout == expected
+    assert (res.stdout, written()) == (expected, expected_file)
     assert res.stderr.strip().splitlines()[-1] == "NO-SPACY"
 
 

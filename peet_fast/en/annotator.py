@@ -159,6 +159,10 @@ class Annotator:
         """The tokens of a text, without parsing (spaCy's tokenizer with tokenise=True, else whitespace)."""
         return self.parser.tokens(text)
 
+    def token_lists(self, texts: Sequence[str]) -> list[list[str]]:
+        """tokenize() of each text, in one batch (through the parse cache's token records with tokenise=True)."""
+        return self.parser.token_lists(texts)
+
     def annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], *,
                        alternatives: bool = True) -> list[Annotation]:
         """The edits of each pair as errant_parallel writes them (one alignment; ``alternatives`` has no effect):
@@ -171,22 +175,20 @@ class Annotator:
         todo = [k for k in range(len(origs)) if o_text[k] != cors[k]]
         sents, edits = self.annotate_raw([origs[k] for k in todo], [cors[k] for k in todo])
         found = dict(zip(todo, edits))
-        unparsed: dict = {}     # tokens of sentences that needed no parse, once per distinct text
+        # tokens of the sentences that needed no parse: one tokenizer batch (or token-cache lookup)
+        unparsed_texts = [o for o in origs if parser.key(o) not in sents]
+        unparsed_texts += [cors[k] for k in found if parser.key(cors[k]) not in sents]
+        unparsed = dict(zip(unparsed_texts, parser.token_lists(unparsed_texts)))
         out = []
         for k, (orig, cor) in enumerate(zip(origs, cors)):
             o_sent = sents.get(parser.key(orig))
-            if o_sent is not None:
-                src = o_sent.text
-            else:
-                src = unparsed.get(orig)
-                if src is None:
-                    src = unparsed[orig] = parser.tokens(orig)
+            src = o_sent.text if o_sent is not None else unparsed[orig]
             pair = found.get(k)
             if pair is None:
                 out.append(Annotation(src, src, "noop", [[NOOP]]))
                 continue
             c_sent = sents.get(parser.key(cor))
-            tgt = c_sent.text if c_sent is not None else parser.tokens(cor)
+            tgt = c_sent.text if c_sent is not None else unparsed[cor]
             out.append(Annotation(src, tgt, "edits", [[SpanEdit(o1, o2, etype, " ".join(tgt[c1:c2]))
                                                         for o1, o2, c1, c2, _o, _c, etype in pair]]))
         return out

@@ -92,6 +92,21 @@ def decode(record: bytes) -> Sent:
     return Sent(arrays, strings[:n], ws, strings[n:2 * n], strings[2 * n:3 * n], strings[3 * n:])
 
 
+def encode_tokens(tokens: list[str]) -> bytes:
+    """A token list's record: n (u32), the lengths in code points of its n tokens (int32), the tokens as one UTF-8
+    text (plain data, as encode)."""
+    lengths = np.fromiter((len(t) for t in tokens), dtype="<i4", count=len(tokens))
+    return b"".join((struct.pack("<I", len(tokens)), lengths.tobytes(),
+                     "".join(tokens).encode("utf-8", "surrogatepass")))
+
+
+def decode_tokens(record: bytes) -> list[str]:
+    (n,) = struct.unpack_from("<I", record)
+    ends = np.cumsum(np.frombuffer(record, "<i4", n, 4)).tolist()
+    text = record[4 + 4 * n:].decode("utf-8", "surrogatepass")
+    return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
+
 def digest(key: str) -> bytes:
     return hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
@@ -124,3 +139,24 @@ class ParseCache:
 
     def put(self, sents: dict[str, Sent]) -> None:
         self.store.put({digest(k): encode(s) for k, s in sents.items()})
+
+    def tokens(self) -> "TokenCache":
+        """The companion cache of spaCy's tokenizer output (no parse) for the same fingerprint."""
+        return TokenCache(self.store)
+
+
+class TokenCache:
+    """Token lists by text, for one pipeline fingerprint: what the tokenizer alone gives (-tok sentence lengths and
+    the tokens of sentences that need no parse), so that a run whose texts are all cached never loads spaCy. Its own
+    directory: the parse cache's fingerprint with "records": "tokens"."""
+
+    def __init__(self, parses: Store):
+        self.store = Store(parses.root, {**parses.fingerprint, "records": "tokens"}, parses.max_size)
+
+    def get(self, texts: list[str]) -> dict[str, list[str]]:
+        digests = [digest(t) for t in texts]
+        found = self.store.get(digests)
+        return {t: decode_tokens(found[d]) for t, d in zip(texts, digests) if d in found}
+
+    def put(self, tokens: dict[str, list[str]]) -> None:
+        self.store.put({digest(t): encode_tokens(toks) for t, toks in tokens.items()})

@@ -141,7 +141,8 @@ def word_counts(annotator, texts: Sequence[str]) -> np.ndarray:
     """Words per text as the annotator's edits count them: whitespace tokens of pre-tokenised text, spaCy's tokens
     of the stripped text when the annotator tokenises raw text (-tok)."""
     if getattr(annotator, "tokenise", False):
-        return np.fromiter((len(annotator.tokenize(s.strip())) for s in texts), dtype=np.int32, count=len(texts))
+        tokens = annotator.token_lists([s.strip() for s in texts])
+        return np.fromiter(map(len, tokens), dtype=np.int32, count=len(texts))
     return np.fromiter((len(s.split()) for s in texts), dtype=np.int32, count=len(texts))
 
 

@@ -85,6 +85,7 @@ class Parser:
         self._names: dict = {}
         self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
         self.cache = None
+        self._token_cache = None
         if nlp is None and cache:
             from peet_fast.en.cache import ParseCache
 
@@ -117,9 +118,27 @@ class Parser:
 
     def tokens(self, text: str) -> list[str]:
         """The tokens of text without tagging or parsing (spaCy's tokenizer, or whitespace split)."""
-        if self.tokenise:
-            return [t.text for t in self.nlp.make_doc(text)]
-        return text.split()
+        return self.token_lists([text])[0]
+
+    def token_lists(self, texts: Sequence[str]) -> list[list[str]]:
+        """tokens() of each text; with tokenise, each distinct text goes through spaCy's tokenizer once, and
+        through the token cache where the parse cache is on (its texts then need no pipeline)."""
+        if not self.tokenise:
+            return [t.split() for t in texts]
+        found: dict[str, list[str]] = {}
+        distinct = list(dict.fromkeys(texts))
+        if self.cache is not None:
+            if self._token_cache is None:
+                self._token_cache = self.cache.tokens()
+            found = self._token_cache.get(distinct)
+        missing = [t for t in distinct if t not in found]
+        if missing:
+            make_doc = self.nlp.make_doc
+            new = {t: [tok.text for tok in make_doc(t)] for t in missing}
+            found.update(new)
+            if self.cache is not None:
+                self._token_cache.put(new)
+        return [found[t] for t in texts]
 
     def doc_to_sent(self, doc) -> Sent:
         arr = doc.to_array(self._attrs)
