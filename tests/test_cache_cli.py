@@ -199,11 +199,13 @@ def test_cache_info_and_clear(tmp_path, capsys):
     run(capsys, *score_args(), "--cache-dir", cache, "-tok")
     out, _ = run(capsys, "cache", "info", "--json", "--cache-dir", cache)
     info = json.loads(out)
-    assert info["dir"] == str(cache) and len(info["fingerprints"]) == 2
-    assert sorted(d["fingerprint"]["tokenise"] for d in info["fingerprints"]) == [False, True]
+    assert info["dir"] == str(cache) and len(info["fingerprints"]) == 3     # -tok also keeps tokenizer output
+    assert sorted((d["fingerprint"]["tokenise"], d["fingerprint"].get("records", "")) for d in info["fingerprints"]) \
+        == [(False, ""), (True, ""), (True, "tokens")]
     assert all(d["entries"] > 0 and d["bytes"] > 0 for d in info["fingerprints"])
     text, _ = run(capsys, "cache", "info", "--cache-dir", cache)
     assert f"entries: {sum(d['entries'] for d in info['fingerprints'])};" in text and SPACY_MODEL in text
+    assert sum("tokens only" in line for line in text.splitlines()) == 1
     _, err = run(capsys, "cache", "clear", "--cache-dir", cache)
     assert "cleared" in err and not segments(cache)
     out, _ = run(capsys, "cache", "info", "--json", "--cache-dir", cache)

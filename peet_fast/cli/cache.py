@@ -48,5 +48,6 @@ def run(args) -> int:
         fp = d["fingerprint"]
         print(f"  {d['id']}  {d['entries']:>9} entries  {_size(d['bytes']):>10}  {d['segments']:>4} segments  "
               f"{fp.get('pipeline')} {fp.get('pipeline_version')}, spaCy {fp.get('spacy')}, "
-              f"tokenise={fp.get('tokenise')}, compiled_ruler={fp.get('compiled_ruler')}, format {fp.get('format')}")
+              f"tokenise={fp.get('tokenise')}, compiled_ruler={fp.get('compiled_ruler')}, format {fp.get('format')}"
+              f"{', tokens only' if fp.get('records') == 'tokens' else ''}")
     return 0
