@@ -3,10 +3,13 @@ process straight to a file or to the terminal, or as a resumable sharded job (ru
 runner its caller chose (jobs.runner_for)."""
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import shutil
+import tempfile
 from dataclasses import dataclass
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -16,9 +19,9 @@ from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
 from peet_fast.formats.sentences import SentenceWriter
 from peet_fast.io import InputError, check_output, lines_located, read_parallel
-from peet_fast.jobs.layout import shard_paths
+from peet_fast.jobs.layout import iter_dataset_batches, shard_paths
 from peet_fast.jobs.local import LocalRunner
-from peet_fast.jobs.shards import JobOptionError, JobSpec, Runner, check_at_least_one, run_job
+from peet_fast.jobs.shards import JobInterrupted, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
 from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
 from peet_fast.scoring import (
@@ -48,24 +51,50 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
               progress: ProgressFn | None = None, tokenise: bool = False, cache: dict | None = None) -> Featurized:
     """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise; `cache`: the
     annotator's parse-cache options, peet_fast.en.Annotator's cache, cache_dir, cache_max_size). `out` with a suffix
-    is one .parquet/.arrow file, written in this process from a text source; otherwise `out` is a directory, a
+    is one .parquet/.arrow file, written in this process from a text source, or from the shards of a scratch job
+    (scratch_job_dir) for a table of pairs or a distributed runner; otherwise `out` is a directory, a
     resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process), in shards of
     shard_rows rows (None: chosen by jobs.sizing). A sentence over max_line_tokens (en.parse) is refused naming its
     file and line."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
+    spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
+                   shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens, cache=dict(cache or {}))
     if os.path.splitext(out)[1] != "":
         table_format(out)
         check_output(out)
         if source.kind != "text" or runner.distributed:
-            raise InputError(out, "a table of pairs or a distributed run writes a sharded dataset: give a directory")
+            # a table of pairs is read shard by shard, and workers write shards: a scratch job, then one file
+            with scratch_job_dir(out, runner) as job:
+                manifest = run_job(spec, job, runner, progress)
+                schema, batches = iter_dataset_batches(job)
+                with TableWriter(out, schema) as writer:
+                    for batch in batches:
+                        writer.write(batch)
+            return Featurized(manifest.total, None)
         annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
                                       max_line_tokens=max_line_tokens, **(cache or {}))
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
-    spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
-                   shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens, cache=dict(cache or {}))
     manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
+
+
+@contextlib.contextmanager
+def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
+    """A job directory for a sharded run whose output is one file (`out`) or none (None): a new temporary directory
+    beside `out` (the file system the output goes to, which a cluster's workers must share), else in the system's
+    temporary directory (refused for a cluster: its other nodes could not write there). Removed however the run
+    ends; an interrupted run says that nothing was written (there is nothing to resume)."""
+    if out is None and getattr(runner, "address", None) is not None:
+        raise JobOptionError("out_dir", "a job on a Ray cluster needs an output directory its nodes share")
+    parent = os.path.dirname(os.path.abspath(out)) if out is not None else None
+    scratch = tempfile.mkdtemp(prefix=".peet-fast-job-", dir=parent)
+    try:
+        yield os.path.join(scratch, "job")
+    except JobInterrupted as exc:
+        raise KeyboardInterrupt from exc.__cause__       # no shards kept: "interrupted; no output written"
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: Callable[[], Annotator],
@@ -90,8 +119,9 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
     lines) go to out_dir: a directory (an existing one, or a name without a suffix) runs a resumable sharded job,
     DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a
-    .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences). Without out_dir, computed in
-    this process. Systems are named `names` (one per file) or after their files; tokenise: the texts are raw (spaCy's
+    .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences), or from the shards of a
+    scratch job (scratch_job_dir) where runner is distributed. Without out_dir, computed in this process, or by a
+    scratch job on a distributed runner. Systems are named `names` (one per file) or after their files; tokenise: the texts are raw (spaCy's
     tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options (peet_fast.en.Annotator's cache,
     cache_dir, cache_max_size)."""
     names = system_names(hyp_files, names)
@@ -102,15 +132,11 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
         check_job_dir(out_dir)
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
     runner = runner or LocalRunner()
-    if out_dir is None and runner.distributed:
-        raise JobOptionError("out_dir", "a distributed run needs an output directory for its shards")
-    if to_file and runner.distributed:
-        raise JobOptionError("out_dir", "a distributed run writes shards: give a directory (no suffix), not a file")
     for option, given in (("contributions", contributions), ("edits", edits)):
         if given and out_dir is None:
             raise JobOptionError(option, "needs a per-sentence output (a file or a directory)")
     check_source_mode(model, "mo-trg", "score (MO -> TRG pairs)")
-    if out_dir is None or to_file:
+    if (out_dir is None or to_file) and not runner.distributed:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
         annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
@@ -123,6 +149,17 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
                    model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
                    batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise,
                    max_line_tokens=max_line_tokens, extra=extra, cache=dict(cache or {}))
+    if out_dir is None or to_file:       # workers write shards: a scratch job, then its summary and the one file
+        import pyarrow as pa
+
+        with scratch_job_dir(out_dir, runner) as job:
+            manifest = run_job(spec, job, runner, progress)
+            if to_file:
+                schema, batches = iter_dataset_batches(job)
+                with SentenceWriter(out_dir, schema) as writer:
+                    for batch in batches:
+                        writer.write(pa.Table.from_batches([batch]))
+            return score_summary(job, names, hyp_files, manifest.total)
     manifest = run_job(spec, out_dir, runner, progress)
     return score_summary(out_dir, names, hyp_files, manifest.total)
 

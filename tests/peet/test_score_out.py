@@ -144,7 +144,6 @@ def test_an_existing_directory_with_a_suffix_stays_a_sharded_job(tmp_path, corpu
     ("x.foo", [], "x.foo: unknown per-sentence format: use a .tsv, .csv, .jsonl, .parquet or .arrow file"),
     ("x.txt", ["--edits"], "x.txt: unknown per-sentence format"),
     (None, ["--edits"], "--edits: needs a per-sentence output"),
-    ("x.csv", ["--workers", "2"], "--out: a distributed run writes shards: give a directory"),
     ("missing/x.csv", [], "output directory does not exist"),
 ])
 def test_bad_out_is_refused_before_any_work(tmp_path, corpus, capsys, out, extra, message):
