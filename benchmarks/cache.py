@@ -12,7 +12,10 @@ Every run is a whole `peet-fast score --summary` process (python -m peet_fast.cl
 Best of --repeat for the timed runs that do not change the cache (warm, 7th with/without). Timings are never
 pass/fail: the exit status is 1 only when numbers differ.
 
-    python benchmarks/cache.py [--lines L] [--repeat 3] [--json OUT]
+    python benchmarks/cache.py [--lines L] [--repeat 3] [--tokenize] [--json OUT]
+
+--tokenize runs every score with -tok (raw text through spaCy's tokenizer): then the warm run also takes sentence
+lengths and the tokens of unchanged pairs from the cache's token records.
 """
 from __future__ import annotations
 
@@ -59,31 +62,35 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--seventh", default="source", help="the output scored last (default: source)")
+    ap.add_argument("--tokenize", action="store_true", help="score with -tok")
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
+    tok = ["-tok"] if args.tokenize else []
     with tempfile.TemporaryDirectory() as tmp:
         desc, hyps, refs = multisystem_data(args.lines, args.seed, tmp)
         hyps.sort(key=lambda p: Path(p).name == args.seventh)     # the --seventh output last
         out = lambda name: os.path.join(tmp, name + ".json")          # noqa: E731
-        cache = ["--cache-dir", os.path.join(tmp, "cache")]
-        no_cache_s = score(hyps, refs, out("nocache"), "--no-cache")
+        cache = ["--cache-dir", os.path.join(tmp, "cache"), *tok]
+        no_cache_s = score(hyps, refs, out("nocache"), "--no-cache", *tok)
         cold_s = score(hyps, refs, out("cold"), *cache)
         warm_s = best(args.repeat, hyps, refs, out("warm"), *cache)
         full = systems(out("nocache"))
         same = full == systems(out("cold")) == systems(out("warm"))
 
-        one = ["--cache-dir", os.path.join(tmp, "cache6")]
+        one = ["--cache-dir", os.path.join(tmp, "cache6"), *tok]
         six_s = score(hyps[:-1], refs, out("six"), *one)
         seventh_cached_s = best(args.repeat, hyps[-1:], refs, out("seventh"), *one)
-        seventh_plain_s = best(args.repeat, hyps[-1:], refs, out("seventh_plain"), "--no-cache")
+        seventh_plain_s = best(args.repeat, hyps[-1:], refs, out("seventh_plain"), "--no-cache", *tok)
         last = Path(hyps[-1]).name
         same_7th = systems(out("seventh")) == systems(out("seventh_plain")) == {last: full[last]}
-    fig = {"workload": desc, "outputs": len(hyps), "references": len(refs), "no_cache_s": no_cache_s,
+    fig = {"workload": desc, "tokenize": args.tokenize, "outputs": len(hyps), "references": len(refs),
+           "no_cache_s": no_cache_s,
            "cold_s": cold_s, "warm_s": warm_s, "warm_speedup_over_cold": cold_s / warm_s,
            "warm_speedup_over_no_cache": no_cache_s / warm_s, "six_outputs_cold_s": six_s,
            "seventh_cached_s": seventh_cached_s, "seventh_no_cache_s": seventh_plain_s,
            "seventh_ratio": seventh_cached_s / seventh_plain_s, "same_numbers": same and same_7th}
-    print(f"workload: {desc}; {len(hyps)} outputs x {len(refs)} references (whole `peet-fast score` processes)")
+    print(f"workload: {desc}; {len(hyps)} outputs x {len(refs)} references (whole `peet-fast score"
+          f"{' -tok' if tok else ''}` processes)")
     print(f"  --no-cache        {no_cache_s:8.2f} s")
     print(f"  cold cache        {cold_s:8.2f} s")
     print(f"  warm cache        {warm_s:8.2f} s   {cold_s / warm_s:5.1f}x faster than cold (target >= 10x)")
