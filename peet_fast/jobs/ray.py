@@ -42,10 +42,11 @@ import os
 import re
 import signal
 import site
+import sys
 import tempfile
 import threading
 import traceback
-from typing import Callable, Sequence
+from typing import Callable, Iterator, Sequence
 
 import peet_fast
 from peet_fast.jobs.raylog import fd2_silenced, quiet_auth_notice, stderr_without_known_noise
@@ -219,6 +220,9 @@ class RayRunner:
         if self._stderr is None:
             self._stderr = contextlib.ExitStack()
             self._stderr.enter_context(stderr_without_known_noise())    # Ray's known false alarm (jobs.raylog)
+            # Ray's driver prints the errors it hears of (a worker died, a task is retried) to sys.stdout, which may
+            # be the user's output piped to a file: to stderr while the job runs (nothing of ours prints meanwhile)
+            self._stderr.enter_context(contextlib.redirect_stdout(sys.stderr))
         key = (spec.signature(), os.path.abspath(out_dir))
         if self._started_for == key and len(self._actors) >= min(self.workers, shards):
             return
@@ -239,28 +243,28 @@ class RayRunner:
             self._stderr.close()
             self._stderr = None
 
-    def _kill_actors(self) -> None:
-        if self._actors:
+    def _kill_actors(self, keep: int = 0) -> None:
+        """Stop the actors past the first `keep` (all of them by default)."""
+        if len(self._actors) > keep:
             import ray
 
-            for a in self._actors:
+            for a in self._actors[keep:]:
                 with contextlib.suppress(Exception):
                     ray.kill(a, no_restart=True)
-        self._actors = []
-        self._started_for = None
+        del self._actors[keep:]
+        if not self._actors:
+            self._started_for = None
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         self.start(spec, out_dir, len(shards))
-        import ray
-
-        for surplus in self._actors[len(shards):]:     # a resumed job with fewer shards left than actors started
-            with contextlib.suppress(Exception):
-                ray.kill(surplus, no_restart=True)
-        del self._actors[len(shards):]
+        self._kill_actors(keep=len(shards))    # a resumed job with fewer shards left than actors started
         try:
             self._dispatch(shards, out_dir, on_done)
-        except KeyboardInterrupt:
-            _stop_quietly()           # the driver records what finished once the actors are gone
+        except BaseException:
+            # an interruption or a failure: stop Ray (its actors with them) at once and quietly -- killing an actor
+            # in the middle of a shard makes Ray's driver print a retry notice later; the driver then records what
+            # finished
+            _stop_quietly()
             self._actors = []
             raise
         finally:
@@ -271,22 +275,52 @@ class RayRunner:
         import ray
 
         todo = list(reversed(shards))
-        waiting: dict = {a.ready.remote(): (a, None) for a in self._actors}
-        running = 0
-        while todo or running:
-            refs, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)   # (a timeout: Ctrl-C is seen)
-            for ref in refs:
-                actor, shard = waiting.pop(ref)
-                result = _result(ref)
-                if "error" in result:
-                    raise _as_driver_error(exception_from_record(result["error"]), out_dir)
-                if shard is not None:
-                    running -= 1
-                    on_done(result["entry"])
-                if todo:
-                    shard = todo.pop()
-                    waiting[actor.shard.remote(shard)] = (actor, shard)
-                    running += 1
+        waiting: dict = {a.ready.remote(): (a, None) for a in self._actors}    # call -> (actor, its shard or None)
+        with _signals_kept() as raise_kept:
+            while todo or any(shard is not None for _, shard in waiting.values()):
+                refs, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)   # (a timeout: Ctrl-C is seen)
+                raise_kept()
+                for ref in refs:
+                    actor, shard = waiting.pop(ref)
+                    result = _result(ref)
+                    if "error" in result:
+                        raise _as_driver_error(exception_from_record(result["error"]), out_dir)
+                    if shard is not None:
+                        on_done(result["entry"])
+                    if todo:
+                        shard = todo.pop()
+                        waiting[actor.shard.remote(shard)] = (actor, shard)
+            raise_kept()
+
+
+@contextlib.contextmanager
+def _signals_kept() -> Iterator[Callable[[], None]]:
+    """Within the block (in the main thread), SIGINT and SIGTERM run their handlers as before and are also kept; the
+    function yielded runs the handler of a kept signal again (raising its KeyboardInterrupt or Terminated). Python
+    swallows an exception a signal handler raises inside a __del__ ("Exception ignored in: ActorHandle.__del__"), so
+    the dispatch loop calls it after each wait: no Ctrl-C is lost."""
+    kept: list[int] = []
+    previous: dict = {}
+
+    def keep(signum, frame):
+        kept.append(signum)
+        previous[signum](signum, frame)
+
+    def raise_kept() -> None:
+        if kept:
+            previous[kept[0]](kept[0], None)
+
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            handler = signal.getsignal(sig)
+            if callable(handler):
+                previous[sig] = handler
+                signal.signal(sig, keep)
+    try:
+        yield raise_kept
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _result(ref) -> dict:

@@ -49,47 +49,52 @@ def _pump(read_end: int, target: int) -> None:
 
 
 @contextlib.contextmanager
-def stderr_without_known_noise() -> Iterator[None]:
-    """Within the block, file descriptor 2 is a pipe whose data reach the real stderr without KNOWN_NOISE (each
-    such line is written whole, in one write, so it never straddles two reads)."""
+def _fd2_replaced(fd: int) -> Iterator[int | None]:
+    """Within the block, file descriptor 2 is a duplicate of fd (which is closed here); yields a descriptor of the
+    real stderr, restored onto 2 and closed when the block ends (None, and nothing replaced, where fd 2 cannot be
+    duplicated)."""
     try:
         sys.stderr.flush()
         saved = os.dup(2)
     except (AttributeError, OSError, ValueError):
-        yield
+        os.close(fd)
+        yield None
         return
-    read_end, write_end = os.pipe()
-    os.dup2(write_end, 2)
-    os.close(write_end)
-    pump = threading.Thread(target=_pump, args=(read_end, saved), name="peet-fast-stderr", daemon=True)
-    pump.start()
+    os.dup2(fd, 2)
+    os.close(fd)
     try:
-        yield
-    finally:
-        with contextlib.suppress(OSError, ValueError):
-            sys.stderr.flush()
-        os.dup2(saved, 2)           # closes the pipe's write end: the pump sees its end
-        pump.join(timeout=5)
-        os.close(read_end)
-        os.close(saved)
-
-
-@contextlib.contextmanager
-def fd2_silenced() -> Iterator[None]:
-    """Within the block, whatever is written to file descriptor 2 (Python's stderr and Ray's C++ logs) is discarded."""
-    try:
-        sys.stderr.flush()
-        saved = os.dup(2)
-    except (AttributeError, OSError, ValueError):
-        yield
-        return
-    devnull = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(devnull, 2)
-    os.close(devnull)
-    try:
-        yield
+        yield saved
     finally:
         with contextlib.suppress(OSError, ValueError):
             sys.stderr.flush()
         os.dup2(saved, 2)
         os.close(saved)
+
+
+@contextlib.contextmanager
+def stderr_without_known_noise() -> Iterator[None]:
+    """Within the block, file descriptor 2 is a pipe whose data reach the real stderr without KNOWN_NOISE (each
+    such line is written whole, in one write, so it never straddles two reads)."""
+    read_end, write_end = os.pipe()
+    pump = target = None
+    try:
+        with _fd2_replaced(write_end) as real:
+            if real is not None:
+                target = os.dup(real)
+                pump = threading.Thread(target=_pump, args=(read_end, target), name="peet-fast-stderr", daemon=True)
+                pump.start()
+            yield
+        # fd 2 restored: the pipe's last write end is closed, so the pump sees its end
+    finally:
+        if pump is not None:
+            pump.join(timeout=5)
+        if target is not None:
+            os.close(target)
+        os.close(read_end)
+
+
+@contextlib.contextmanager
+def fd2_silenced() -> Iterator[None]:
+    """Within the block, whatever is written to file descriptor 2 (Python's stderr and Ray's C++ logs) is discarded."""
+    with _fd2_replaced(os.open(os.devnull, os.O_WRONLY)):
+        yield

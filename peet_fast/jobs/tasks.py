@@ -121,9 +121,9 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a
     .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences), or from the shards of a
     scratch job (scratch_job_dir) where runner is distributed. Without out_dir, computed in this process, or by a
-    scratch job on a distributed runner. Systems are named `names` (one per file) or after their files; tokenise: the texts are raw (spaCy's
-    tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options (peet_fast.en.Annotator's cache,
-    cache_dir, cache_max_size)."""
+    scratch job on a distributed runner. Systems are named `names` (one per file) or after their files; tokenise:
+    the texts are raw (spaCy's tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options
+    (peet_fast.en.Annotator's cache, cache_dir, cache_max_size)."""
     names = system_names(hyp_files, names)
     to_file = out_dir is not None and is_sentence_file(out_dir)
     if to_file:

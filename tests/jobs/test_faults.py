@@ -37,6 +37,8 @@ if os.environ.get("PEET_TEST_SLOW_SHARD"):
     _s.run_shard = _slow
     import peet_fast.jobs.local as _l      # bound its own name when the package imported it, before the line above
     _l.run_shard = _slow
+    import peet_fast.jobs.ray as _r        # and so did the Ray actors' module (this file runs in the workers too)
+    _r.run_shard = _slow
 """
 
 
