@@ -170,25 +170,82 @@ def check_output(path: str | os.PathLike | None) -> None:
     path = os.fspath(path)
     if os.path.isdir(path):
         raise InputError(path, "is a directory; give a file name")
-    directory = os.path.dirname(os.path.abspath(path))
+    target, in_place = output_target(path)
+    if in_place:
+        return
+    directory = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(directory):
         raise InputError(path, "output directory does not exist")
 
 
+# Links through these point at a process's open file (a terminal, a pipe, a shell's `>>` log): never replaced
+_FD_LINK_DIRS = ("/proc/", "/dev/fd/", "/dev/stdout", "/dev/stderr")
+
+
+def output_target(path: str | os.PathLike) -> tuple[str, bool]:
+    """Where an output at path is written: (the path to write, whether to write it in place).
+
+    In place (opened and written, never replaced) when path exists and is not a regular file (a character device
+    such as /dev/null, a FIFO, a socket; a symlink to one), or when path or a link on the way to its file goes
+    through /proc/*/fd, /dev/fd or /dev/stdout (the file a process already holds open: a shell's `> log` or
+    `>> log` must not be replaced behind its back). Otherwise the file is replaced atomically; a symlink to a
+    regular file (or to a name not yet created) is followed, so its target is replaced and the link kept."""
+    import stat
+
+    path = os.fspath(path)
+    seen = 0
+    current = path
+    while True:
+        absolute = os.path.abspath(current)
+        if absolute.startswith(_FD_LINK_DIRS):
+            return path, True
+        try:
+            st = os.lstat(current)
+        except FileNotFoundError:
+            return current, False
+        except OSError:
+            return path, False
+        if stat.S_ISLNK(st.st_mode):
+            seen += 1
+            if seen > 40:       # a loop of links: let open() report it
+                return path, True
+            target = os.readlink(current)
+            current = os.path.join(os.path.dirname(absolute), target)
+            continue
+        if stat.S_ISREG(st.st_mode):
+            return current, False
+        if stat.S_ISDIR(st.st_mode):
+            return current, False   # refused by check_output / the rename below
+        return path, True
+
+
 @contextlib.contextmanager
 def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8") -> Iterator:
-    """Write to a temporary file beside path and rename it over path only when the block succeeds."""
+    """Write to a temporary file beside path and rename it over path only when the block succeeds.
+
+    An existing output that is not a regular file (a device, a FIFO, a process's open file through /proc or
+    /dev/fd; a symlink to one) is written in place instead, never replaced; a symlink to a regular file is
+    followed: its target is replaced, the link kept (output_target)."""
     path = os.fspath(path)
-    directory = os.path.dirname(os.path.abspath(path))
+    target, in_place = output_target(path)
+    kwargs = {"encoding": encoding, "newline": "\n"} if "b" not in mode else {}
+    if in_place:
+        try:   # appended, never truncated: a process's stdout that is a file keeps what was written before
+            fh = open(path, mode.replace("w", "a"), **kwargs)
+        except OSError as exc:
+            raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
+        with fh:
+            yield fh
+        return
+    directory = os.path.dirname(os.path.abspath(target))
     if not os.path.isdir(directory):
         raise InputError(path, "output directory does not exist")
     fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, 0o666 & ~current_umask())
-        kwargs = {"encoding": encoding, "newline": "\n"} if "b" not in mode else {}
         with os.fdopen(fd, mode, **kwargs) as fh:
             yield fh
-        os.replace(tmp, path)
+        os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)

@@ -87,7 +87,13 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
     ends; an interrupted run says that nothing was written (there is nothing to resume)."""
     if out is None and getattr(runner, "address", None) is not None:
         raise JobOptionError("out_dir", "a job on a Ray cluster needs an output directory its nodes share")
-    parent = os.path.dirname(os.path.abspath(out)) if out is not None else None
+    parent = None
+    if out is not None:
+        from peet_fast.io import output_target
+
+        target, in_place = output_target(out)
+        # a device or a process's open file (/dev/null, /dev/stdout): the system's temporary directory, not /dev
+        parent = None if in_place else os.path.dirname(os.path.abspath(target))
     scratch = tempfile.mkdtemp(prefix=".peet-fast-job-", dir=parent)
     try:
         yield os.path.join(scratch, "job")
