@@ -1,0 +1,93 @@
+"""One interface for corpus-level GEC metrics: per-sentence sufficient statistics -> corpus score, and a registry
+by name (as sacrebleu's ``metrics/`` and gec-metrics' ``MetricBase`` do).
+
+A metric turns one system's hypotheses into an array of per-sentence statistics (first axis: the sentences, in
+order; any further axes are the metric's own) from which the corpus score is computed for any subset or resample
+of the sentences. ``rank``, ``report``, ``compare`` and the API loop over metrics by name and never name one:
+
+    metric = get_metric("m2")                       # a Metric instance (options as keyword arguments)
+    stats = metric.sentence_stats(hyp_lines, data)  # data: an EvalSet (sources, references, gold M2, annotator)
+    metric.corpus_score(stats)                      # the official tool's corpus figure
+    metric.bootstrap(stats, idx)                    # idx: (resamples, n) sentence indices -> (resamples,) scores
+
+A metric's module registers its class with :func:`register`; :data:`MODULES` names the module of each metric so that
+:func:`get_metric` imports only the one asked for (a metric's dependencies load when it is used)."""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import Any, Callable, ClassVar, Sequence
+
+import numpy as np
+
+# name -> module defining (and registering) it; imported on first use
+MODULES: dict[str, str] = {}
+
+REGISTRY: dict[str, type["Metric"]] = {}
+
+
+@dataclass
+class EvalSet:
+    """What a metric may use about the test set, one entry per sentence.
+
+    sources: the source sentences (tokenised lines) or None where there are none; references: one list of lines per
+    reference set (references[r][i] is reference r of sentence i; a gold M2 gives one set per annotator); gold: the
+    gold M2 blocks (peet_fast.formats.m2) when the references came from one, with gold_path naming its file;
+    annotator: a callable returning the edit annotator (loaded on first use; metrics that extract edits need it);
+    options: anything else a metric documents (e.g. a PEET model)."""
+    sources: Sequence[str] | None
+    references: Sequence[Sequence[str]]
+    gold: Sequence[Any] | None = None
+    gold_path: str | None = None
+    annotator: Callable[[], Any] | None = None
+    options: dict = field(default_factory=dict)
+
+    def __len__(self) -> int:
+        if self.references:
+            return len(self.references[0])
+        return len(self.sources or ())
+
+
+class Metric:
+    """A corpus metric. Subclasses set name, title, higher_is_better and implement sentence_stats and
+    corpus_score; bootstrap may be overridden with a vectorised version."""
+    name: ClassVar[str] = ""
+    title: ClassVar[str] = ""               # column header, e.g. "M2 F0.5"
+    higher_is_better: ClassVar[bool] = True
+    needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
+    needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
+
+    def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
+        """Per-sentence sufficient statistics, shape (len(hyp), ...)."""
+        raise NotImplementedError
+
+    def corpus_score(self, stats: np.ndarray) -> float:
+        """The corpus score of the sentences whose statistics are given (rows of sentence_stats, any subset)."""
+        raise NotImplementedError
+
+    def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        """Corpus scores of resamples: idx has shape (resamples, n) (sentence indices) -> shape (resamples,)."""
+        return np.array([self.corpus_score(stats[row]) for row in idx], dtype=np.float64)
+
+
+def register(cls: type[Metric]) -> type[Metric]:
+    """Class decorator: make cls available to get_metric(cls.name)."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__} has no name")
+    REGISTRY[cls.name] = cls
+    return cls
+
+
+def metric_names() -> list[str]:
+    """Every metric name get_metric accepts, in registry order."""
+    return list(dict.fromkeys([*MODULES, *REGISTRY]))
+
+
+def get_metric(name: str, **options) -> Metric:
+    """A new instance of the metric called name (options: the metric's own keyword arguments); ValueError naming
+    the known metrics otherwise."""
+    if name not in REGISTRY and name in MODULES:
+        importlib.import_module(MODULES[name])
+    if name not in REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+    return REGISTRY[name](**options)
