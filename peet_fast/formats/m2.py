@@ -128,3 +128,35 @@ def _alignment_of(line: str, path: str, no: int) -> int:
     if not (i.isascii() and i.isdigit()) or (j and not (j.isascii() and j.isdigit())):
         raise InputError(path, f"bad target line {_clip(line)!r}: expected 'T<i> ...' or 'T<i>-A<j> ...'", no)
     return int(j) if j else 0
+
+
+def annotator_ids(blocks: Sequence[M2Block]) -> list[int]:
+    """The annotator ids of the blocks' A lines (noop lines included), ascending; [0] when there are none."""
+    return sorted({e.annotator for b in blocks for e in b.edits}) or [0]
+
+
+def corrected_tokens(block: M2Block, annotator: int, path: str = "<m2>") -> list[str]:
+    """The block's source tokens with one annotator's edits applied in file order (noop lines skipped; a
+    correction ``-NONE-`` or empty deletes; several insertions at one position keep their file order). A sentence
+    the annotator did not edit is its source. Edits of one annotator that overlap are refused (InputError naming
+    the block's S line)."""
+    tokens = list(block.source)
+    offset = 0
+    end = 0
+    for e in block.edits:
+        if e.annotator != annotator or e.start < 0:
+            continue
+        if e.start < end:
+            raise InputError(path, f"annotator {annotator}'s edits overlap (tokens {e.start}-{e.end} and an edit "
+                                   f"ending at {end}); cannot apply them", block.line)
+        cor = [] if e.cor.strip() in ("", "-NONE-") else e.cor.split()
+        tokens[e.start + offset:e.end + offset] = cor
+        offset += len(cor) - (e.end - e.start)
+        end = e.end
+    return tokens
+
+
+def annotator_corrections(blocks: Sequence[M2Block], path: str = "<m2>") -> dict[int, list[str]]:
+    """Each annotator's corrected sentences (tokens joined by single spaces), one per block, by annotator id (the
+    references a gold M2 gives to GLEU, WER or PEET; e.g. CoNLL-14's two annotators)."""
+    return {a: [" ".join(corrected_tokens(b, a, path)) for b in blocks] for a in annotator_ids(blocks)}

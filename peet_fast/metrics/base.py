@@ -21,7 +21,9 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 # name -> module defining (and registering) it; imported on first use
-MODULES: dict[str, str] = {}
+MODULES: dict[str, str] = {
+    "gleu": "peet_fast.metrics.gleu",
+}
 
 REGISTRY: dict[str, type["Metric"]] = {}
 
