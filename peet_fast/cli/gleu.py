@@ -53,10 +53,13 @@ def run(args) -> int:
     if len({c for _, c in counts}) > 1:
         detail = ", ".join(f"{p}: {c} lines" for p, c in counts)
         raise InputError(counts[0][0], f"the files differ in line count ({detail})")
+    prepared = G.References(sources, refs)
     picks = G.draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))
+    selection = G.selection_matrix(picks, len(refs))
     out = []
     for path, hyp in zip(args.hypothesis, hyps):
-        result = G.score_system(sources, refs, hyp, args.n, args.iter, picks=picks, sentences=args.sentences)
+        result = G.score_system(prepared, hyp, args.n, args.iter, picks=picks, selection=selection,
+                                sentences=args.sentences)
         out.extend(result.lines(os.path.basename(path), args.sentences))
     sys.stdout.write("".join(line + "\n" for line in out))
     return 0

@@ -86,82 +86,137 @@ def tokens_of(lines: Sequence[str | bytes]) -> list[list[bytes]]:
 # --- statistics ---------------------------------------------------------------------------------------------------
 
 
-def _ngram_tables(texts: Sequence[Sequence[Sequence[bytes]]]) -> tuple[list[np.ndarray], list[list[np.ndarray]],
-                                                                        list[int]]:
-    """For texts (each a list of n tokenised sentences): each text's sentence lengths; per text and order 1..4 a
-    (2, m) int64 array of the sorted unique keys ``sentence * G + gram`` of its n-grams and their counts (gram: a
-    dense id of the n-gram shared by all the texts); and G per order."""
-    vocab: dict[bytes, int] = {}
-    flat: list[int] = []
-    lengths: list[np.ndarray] = []
-    bounds: list[tuple[int, int]] = []
-    n = len(texts[0]) if texts else 0
-    for sents in texts:
-        lengths.append(np.fromiter((len(s) for s in sents), dtype=np.int64, count=len(sents)))
-        start = len(flat)
-        setdefault = vocab.setdefault
-        for s in sents:
-            flat.extend([setdefault(t, len(vocab)) for t in s])
-        bounds.append((start, len(flat)))
-    tok = np.asarray(flat, dtype=np.int64)
-    total = len(tok)
-    sent_of = np.empty(total, dtype=np.int64)       # the token's sentence within its text
-    left = np.empty(total, dtype=np.int64)          # tokens from it to its sentence's end, itself included
-    for (lo, hi), lens in zip(bounds, lengths):
-        if hi > lo:
-            idx = np.repeat(np.arange(n, dtype=np.int64), lens)
-            ends = lo + np.cumsum(lens)
-            sent_of[lo:hi] = idx
-            left[lo:hi] = ends[idx] - np.arange(lo, hi)
-    tables: list[list[np.ndarray]] = [[] for _ in texts]
-    divisors: list[int] = []
-    gram = tok
-    n_grams = max(len(vocab), 1)
-    valid = np.ones(total, dtype=bool)
-    for order in range(1, ORDER + 1):
-        if order > 1:
-            valid = left >= order
-            pos = np.flatnonzero(valid)
-            uniq, inv = np.unique(gram[pos] * len(vocab) + tok[pos + order - 1], return_inverse=True)
-            gram = np.full(total, -1, dtype=np.int64)
-            gram[pos] = inv.reshape(-1)
-            n_grams = max(len(uniq), 1)
-        divisors.append(n_grams)
-        for t, (lo, hi) in enumerate(bounds):
-            ok = valid[lo:hi]
-            uniq, counts = np.unique(sent_of[lo:hi][ok] * n_grams + gram[lo:hi][ok], return_counts=True)
-            tables[t].append(np.stack([uniq, counts.astype(np.int64)]))
-    return lengths, tables, divisors
+class References:
+    """The source and references of a test set, prepared once for scoring any number of hypothesis texts against
+    them: a token vocabulary, per n-gram order the n-grams that occur in the source or a reference (dense ids), and
+    per order the source's and each reference's n-gram counts per sentence. A hypothesis n-gram that occurs in
+    neither can match nothing and is not counted."""
+
+    def __init__(self, sources: Sequence[Sequence[bytes]], references: Sequence[Sequence[Sequence[bytes]]]):
+        self.n = len(sources)
+        self.n_refs = len(references)
+        for ref in references:
+            if len(ref) != self.n:
+                raise ValueError("the references and the sources differ in length")
+        self.vocab: dict[bytes, int] = {}
+        self._tables: dict[tuple[int, int], np.ndarray] = {}     # (text, order) -> _count table; text 0: source
+        texts = [sources, *references]
+        toks, lengths = [], []
+        setdefault = self.vocab.setdefault
+        for sents in texts:
+            flat: list[int] = []
+            for sent in sents:
+                flat.extend([setdefault(t, len(self.vocab)) for t in sent])
+            toks.append(np.asarray(flat, dtype=np.int64))
+            lengths.append(np.fromiter((len(x) for x in sents), dtype=np.int64, count=len(sents)))
+        self.ref_lengths = lengths[1:]
+        V = max(len(self.vocab), 1)
+        # grams[o]: the sorted keys (id of the (o-1)-gram prefix * V + last token) of the fixed o-grams, o >= 2
+        self.grams: list[np.ndarray | None] = [None]
+        self.sizes = [V]
+        ids = [self._positions(t, ln) for t, ln in zip(toks, lengths)]
+        gram_ids = [t.copy() for t in toks]
+        for o in range(2, ORDER + 1):
+            keys = []
+            for t, (sent_of, left), g in zip(toks, ids, gram_ids):
+                pos = np.flatnonzero(left >= o)
+                keys.append(g[pos] * V + t[pos + o - 1])
+            uniq = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+            self.grams.append(uniq)
+            self.sizes.append(max(len(uniq), 1))
+            for k, (t, (sent_of, left)) in enumerate(zip(toks, ids)):
+                g = np.full(len(t), -1, dtype=np.int64)
+                pos = np.flatnonzero(left >= o)
+                g[pos] = np.searchsorted(uniq, keys[k])
+                gram_ids[k] = g
+                self._tables_add(k, o, sent_of, g)
+        for k, (t, (sent_of, left)) in enumerate(zip(toks, ids)):
+            self._tables_add(k, 1, sent_of, t)
+        # per reference and order: the source's n-grams that the reference does not have, with their counts
+        self.src_not_ref = [[self._table(0, o)[:, ~np.isin(self._table(0, o)[0], self._table(1 + r, o)[0],
+                                                            assume_unique=True)]
+                             for o in range(1, ORDER + 1)] for r in range(self.n_refs)]
+
+    def _tables_add(self, text: int, order: int, sent_of: np.ndarray, gram: np.ndarray) -> None:
+        self._tables[text, order] = self._count(sent_of, gram, order)
+
+    def _table(self, text: int, order: int) -> np.ndarray:
+        return self._tables[text, order]
+
+    def _count(self, sent_of: np.ndarray, gram: np.ndarray, order: int) -> np.ndarray:
+        """(2, m): sorted unique keys sentence * G + gram of the known n-grams (gram >= 0), and their counts."""
+        ok = gram >= 0
+        uniq, counts = np.unique(sent_of[ok] * self.sizes[order - 1] + gram[ok], return_counts=True)
+        return np.stack([uniq, counts.astype(np.int64)])
+
+    def _positions(self, tok: np.ndarray, lengths: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per token: its sentence and how many tokens from it to its sentence's end (itself included)."""
+        sent_of = np.repeat(np.arange(len(lengths), dtype=np.int64), lengths)
+        ends = np.cumsum(lengths)
+        return sent_of, ends[sent_of] - np.arange(len(tok), dtype=np.int64)
+
+    def hypothesis_tables(self, hypotheses: Sequence[Sequence[bytes]]) -> tuple[np.ndarray, list[np.ndarray]]:
+        """The hypothesis' sentence lengths and, per order, its table of known n-grams (as _count)."""
+        get = self.vocab.get
+        flat: list[int] = []
+        for sent in hypotheses:
+            flat.extend([get(t, -1) for t in sent])
+        tok = np.asarray(flat, dtype=np.int64)
+        lengths = np.fromiter((len(x) for x in hypotheses), dtype=np.int64, count=len(hypotheses))
+        sent_of, left = self._positions(tok, lengths)
+        V = self.sizes[0]
+        tables = [self._count(sent_of, tok, 1)]
+        gram = tok
+        for o in range(2, ORDER + 1):
+            nxt = np.full(len(tok), -1, dtype=np.int64)
+            pos = np.flatnonzero(left >= o)
+            pos = pos[(gram[pos] >= 0) & (tok[pos + o - 1] >= 0)]
+            keys = gram[pos] * V + tok[pos + o - 1]
+            uniq = self.grams[o - 1]
+            at = np.minimum(np.searchsorted(uniq, keys), max(len(uniq) - 1, 0))
+            found = uniq[at] == keys if len(uniq) else np.zeros(len(keys), dtype=bool)
+            nxt[pos[found]] = at[found]
+            gram = nxt
+            tables.append(self._count(sent_of, gram, o))
+        return lengths, tables
+
+    def pair_stats(self, hypotheses: Sequence[Sequence[bytes]]) -> np.ndarray:
+        """The official's ``gleu_stats`` of every (sentence, reference) pair: an int64 array (n, R, 10) of
+        (c, r, num1, den1, ..., num4, den4)."""
+        n = self.n
+        if len(hypotheses) != n:
+            raise ValueError("the hypotheses and the sources differ in length")
+        hlen, tables = self.hypothesis_tables(hypotheses)
+        out = np.zeros((n, self.n_refs, K), dtype=np.int64)
+        out[:, :, 0] = hlen[:, None]
+        for r in range(self.n_refs):
+            out[:, r, 1] = self.ref_lengths[r]
+        for o in range(1, ORDER + 1):
+            h, div = tables[o - 1], self.sizes[o - 1]
+            for r in range(self.n_refs):
+                matched = _clipped(h, self._table(1 + r, o), div, n)
+                penalised = _clipped(h, self.src_not_ref[r][o - 1], div, n)
+                out[:, r, 2 * o] = np.maximum(matched - penalised, 0)
+            out[:, :, 2 * o + 1] = np.maximum(hlen + 1 - o, 0)[:, None]
+        return out
 
 
 def _clipped(a: np.ndarray, b: np.ndarray, divisor: int, n: int) -> np.ndarray:
-    """Per sentence: the sum over the n-grams both have of min(count in a, count in b) (``sum((a & b).values())``)."""
-    _, ia, ib = np.intersect1d(a[0], b[0], assume_unique=True, return_indices=True)
-    if len(ia) == 0:
+    """Per sentence: the sum over the n-grams both have of min(count in a, count in b) (``sum((a & b).values())``).
+    a, b: _count tables (sorted unique keys)."""
+    if a.shape[1] == 0 or b.shape[1] == 0:
         return np.zeros(n, dtype=np.int64)
-    weights = np.minimum(a[1][ia], b[1][ib]).astype(np.float64)
-    return np.rint(np.bincount(a[0][ia] // divisor, weights=weights, minlength=n)).astype(np.int64)
+    at = np.searchsorted(b[0], a[0])
+    at[at == b.shape[1]] = 0
+    both = b[0][at] == a[0]
+    weights = np.minimum(a[1][both], b[1][at[both]]).astype(np.float64)
+    return np.rint(np.bincount(a[0][both] // divisor, weights=weights, minlength=n)).astype(np.int64)
 
 
 def pair_stats(sources: Sequence[Sequence[bytes]], references: Sequence[Sequence[Sequence[bytes]]],
                hypotheses: Sequence[Sequence[bytes]]) -> np.ndarray:
-    """The official's ``gleu_stats`` of every (sentence, reference) pair: an int64 array (n, R, 10) of
-    (c, r, num1, den1, ..., num4, den4). Arguments tokenised (tokens_of), every text of length n."""
-    n, R = len(hypotheses), len(references)
-    lengths, tables, divisors = _ngram_tables([hypotheses, sources, *references])
-    out = np.zeros((n, R, K), dtype=np.int64)
-    hlen = lengths[0]
-    out[:, :, 0] = hlen[:, None]
-    for r in range(R):
-        out[:, r, 1] = lengths[2 + r]
-    for o in range(ORDER):
-        h, s, div = tables[0][o], tables[1][o], divisors[o]
-        for r in range(R):
-            ref = tables[2 + r][o]
-            s_not_r = s[:, ~np.isin(s[0], ref[0], assume_unique=True)]
-            out[:, r, 2 + 2 * o] = np.maximum(_clipped(h, ref, div, n) - _clipped(h, s_not_r, div, n), 0)
-        out[:, :, 3 + 2 * o] = np.maximum(hlen + 1 - (o + 1), 0)[:, None]
-    return out
+    """References(sources, references).pair_stats(hypotheses): (n, R, 10) int64 statistics (tokenised texts)."""
+    return References(sources, references).pair_stats(hypotheses)
 
 
 # --- the reference draws ------------------------------------------------------------------------------------------
@@ -177,10 +232,13 @@ def seed_key(seed: int) -> list[int]:
     return words or [0]
 
 
-def python2_randint_stream(seed: int, high: int, count: int) -> np.ndarray:
+def python2_randint_stream(seed: int, high: int, count: int, state: np.random.RandomState | None = None) -> np.ndarray:
     """``random.seed(seed); [random.randint(0, high) for _ in range(count)]`` as Python 2 draws it (high + 1 <
     2**53): ``int(random() * (high + 1))`` with random() from MT19937 seeded by init_by_array(seed_key(seed))."""
-    u = np.random.RandomState(seed_key(seed)).random_sample(count)
+    if state is None:
+        state = np.random.RandomState(0)
+    state.seed(seed_key(seed))           # a list: init_by_array (an int would be init_genrand)
+    u = state.random_sample(count)
     return (u * float(high + 1)).astype(np.int64)
 
 
@@ -188,8 +246,9 @@ def draws(n: int, n_refs: int, iterations: int) -> np.ndarray:
     """(iterations, n) reference indices: row j is iteration j's draw for each sentence (compute_gleu's
     ``indices``)."""
     out = np.empty((iterations, n), dtype=np.int64)
+    state = np.random.RandomState(0)
     for j in range(iterations):
-        out[j] = python2_randint_stream(j * SEED_STEP, n_refs - 1, n)
+        out[j] = python2_randint_stream(j * SEED_STEP, n_refs - 1, n, state)
     return out
 
 
@@ -198,14 +257,21 @@ def iterations_for(n_refs: int, iterations: int) -> int:
     return 1 if n_refs == 1 else iterations
 
 
-def iteration_sums(stats: np.ndarray, picks: np.ndarray) -> np.ndarray:
+def iteration_sums(stats: np.ndarray, picks: np.ndarray, selection: np.ndarray | None = None) -> np.ndarray:
     """(iterations, 10) int64 corpus statistics of each iteration: stats (n, R, 10) summed over the sentences with
-    each sentence's drawn reference (picks (iterations, n)); a product per reference, exact in float64."""
-    iters = picks.shape[0]
-    total = np.zeros((iters, stats.shape[2]), dtype=np.float64)
-    for r in range(stats.shape[1]):
-        total += (picks == r).astype(np.float64) @ stats[:, r, :].astype(np.float64)
-    return np.rint(total).astype(np.int64)
+    each sentence's drawn reference (picks (iterations, n)): one matrix product, exact in float64. selection: the
+    matrix of picks (selection_matrix), when already made."""
+    if selection is None:
+        selection = selection_matrix(picks, stats.shape[1])
+    return np.rint(selection @ stats.reshape(-1, stats.shape[2]).astype(np.float64)).astype(np.int64)
+
+
+def selection_matrix(picks: np.ndarray, n_refs: int) -> np.ndarray:
+    """(iterations, n * R) float64: 1 where iteration j drew reference r for sentence i (column i * R + r)."""
+    iters, n = picks.shape
+    out = np.zeros((iters, n * n_refs), dtype=np.float64)
+    out[np.arange(iters)[:, None], np.arange(n)[None, :] * n_refs + picks] = 1.0
+    return out
 
 
 # --- scores -------------------------------------------------------------------------------------------------------
@@ -296,16 +362,17 @@ def check_options(n: int, iterations: int) -> None:
         raise InputError("--iter", f"the number of iterations must be an integer of at least 1, not {iterations!r}")
 
 
-def score_system(sources: Sequence[Sequence[bytes]], references: Sequence[Sequence[Sequence[bytes]]],
-                 hypotheses: Sequence[Sequence[bytes]], n: int = ORDER, iterations: int = 500,
-                 picks: np.ndarray | None = None, sentences: bool = True) -> GleuResult:
-    """GLEU of one system (tokenised texts, all of one length). picks: the draws (from draws(); computed when
-    None); sentences: compute the sentence-level figures (-d)."""
+def score_system(references: References, hypotheses: Sequence[Sequence[bytes]], n: int = ORDER,
+                 iterations: int = 500, picks: np.ndarray | None = None, sentences: bool = True,
+                 selection: np.ndarray | None = None) -> GleuResult:
+    """GLEU of one system (tokenised, as many sentences as the references). picks: the draws (from draws();
+    computed when None); selection: selection_matrix(picks), when already made; sentences: compute the
+    sentence-level figures (-d)."""
     check_options(n, iterations)
-    pairs = pair_stats(sources, references, hypotheses)
+    pairs = references.pair_stats(hypotheses)
     if picks is None:
-        picks = draws(len(hypotheses), len(references), iterations_for(len(references), iterations))
-    values = corpus_values(iteration_sums(pairs, picks), n)
+        picks = draws(references.n, references.n_refs, iterations_for(references.n_refs, iterations))
+    values = corpus_values(iteration_sums(pairs, picks, selection), n)
     mean, std, low, high = summary(values)
     sent = sentence_summaries(pairs) if sentences else np.empty((0, 4))
     return GleuResult(mean, std, low, high, values, sent, pairs, picks)
@@ -341,6 +408,7 @@ class GleuMetric(Metric):
         check_options(n, iterations)
         self.n = n
         self.iterations = iterations
+        self._cache: tuple | None = None
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         if data.sources is None:
@@ -351,10 +419,17 @@ class GleuMetric(Metric):
         if len(counts) > 1:
             raise InputError("gleu", f"hypotheses ({len(hyp)}), sources ({len(data.sources)}) and references "
                                      f"({', '.join(str(len(r)) for r in data.references)}) differ in length")
-        refs = [tokens_of(r) for r in data.references]
-        pairs = pair_stats(tokens_of(data.sources), refs, tokens_of(hyp))
-        picks = draws(len(hyp), len(refs), iterations_for(len(refs), self.iterations))
+        refs, picks = self._prepared(data)
+        pairs = refs.pair_stats(tokens_of(hyp))
         return pairs[np.arange(len(hyp))[:, None], picks.T].astype(np.int32)
+
+    def _prepared(self, data: EvalSet) -> tuple[References, np.ndarray]:
+        """The prepared references and draws of data, kept for the next system scored on the same EvalSet."""
+        if self._cache is None or self._cache[0] is not data:
+            refs = References(tokens_of(data.sources), [tokens_of(r) for r in data.references])
+            picks = draws(refs.n, refs.n_refs, iterations_for(refs.n_refs, self.iterations))
+            self._cache = (data, refs, picks)
+        return self._cache[1], self._cache[2]
 
     def corpus_score(self, stats: np.ndarray) -> float:
         sums = stats.sum(axis=0, dtype=np.int64)
