@@ -315,3 +315,13 @@ A 1 2|||SVA|||goes|||REQUIRED|||-NONE-|||0
     overlapping = "S a b c\nA 0 2|||X|||x|||REQUIRED|||-NONE-|||0\nA 1 3|||X|||y|||REQUIRED|||-NONE-|||0\n"
     with pytest.raises(InputError, match="<m2>:1: annotator 0's edits overlap"):
         annotator_corrections(parse_m2(overlapping.splitlines()))
+
+
+@pytest.mark.slow
+def test_conll14_all_outputs_match_official(shared_corpora, tmp_path, capsysbinary, monkeypatch):
+    """The 27 CoNLL-14 / SEEDA outputs against the two CoNLL-14 annotators: compute_gleu's 27 lines."""
+    name, args, stdin = CASES.CONLL14_CASE
+    where = CASES.build_conll14(shared_corpora, tmp_path / "conll14")
+    status, out, err = run_ours(args, where, None, capsysbinary, monkeypatch)
+    assert status == 0, err
+    assert out == (CASES.EXPECTED / f"{name}.out").read_bytes()
