@@ -16,11 +16,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "--iter iterations, each drawing one reference per sentence with Python 2's random.seed(j*101) "
                     "and randint), or with -d the sentence-level and overall mean, deviation and 95%% interval. "
                     "The files must have the same number of lines.")
-    p.add_argument("-s", "--source", required=True, metavar="SRC", help="the source sentences (tokenised)")
-    p.add_argument("-r", "--reference", required=True, nargs="+", metavar="REF",
+    # compute_gleu's spellings first (-o is the hypotheses there, as here), then peet-fast's names of the roles
+    p.add_argument("-s", "--source", "--src", "-src", "-orig", "--orig", dest="source", required=True, metavar="SRC",
+                   help="the source sentences (tokenised)")
+    p.add_argument("-r", "--reference", "--ref", "-ref", dest="reference", required=True, nargs="+", metavar="REF",
                    help="one or more reference files, line-aligned with SRC")
-    p.add_argument("-o", "--hypothesis", required=True, nargs="+", metavar="HYP",
-                   help="one or more hypothesis files, each scored separately ('-': standard input)")
+    p.add_argument("-o", "--hypothesis", "--hyp", "-hyp", "-cor", "--cor", dest="hypothesis", required=True,
+                   nargs="+", metavar="HYP",
+                   help="one or more hypothesis files, each scored separately ('-': standard input); -o is "
+                        "compute_gleu's spelling (not an output file)")
     p.add_argument("-n", type=int, default=4,
                    help="compute_gleu's -n (default 4): as in the official, n-grams are always counted up to 4; "
                         "n below 4 keeps only the first n precisions of the corpus statistics")
