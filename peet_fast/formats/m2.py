@@ -128,3 +128,67 @@ def _alignment_of(line: str, path: str, no: int) -> int:
     if not (i.isascii() and i.isdigit()) or (j and not (j.isascii() and j.isdigit())):
         raise InputError(path, f"bad target line {_clip(line)!r}: expected 'T<i> ...' or 'T<i>-A<j> ...'", no)
     return int(j) if j else 0
+
+
+# Edit types not applied to the source when an annotator's corrected sentence is built (the convention of errant's
+# corr_from_m2 and the BEA-2019 scripts): noop (no correction), UNK (detected, not corrected), Um (unclear meaning).
+UNAPPLIED_TYPES = frozenset({"noop", "UNK", "Um"})
+
+
+def annotator_ids(blocks: Sequence[M2Block]) -> list[int]:
+    """The annotator ids of a gold M2, sorted (every id on an A line of any block, noop lines included); [0] when
+    no block has an A line."""
+    ids = sorted({e.annotator for b in blocks for e in b.edits})
+    return ids or [0]
+
+
+def corrected_tokens(block: M2Block, annotator: int, path: str = "<m2>") -> list[str]:
+    """One annotator's corrected sentence of a block: its edits (the first alignment's, types in UNAPPLIED_TYPES
+    left out) applied to the S tokens from left to right; a correction of ``-NONE-`` or nothing deletes the span.
+    An annotator without an edit in the block leaves the sentence unchanged. Two overlapping edits of the annotator
+    are refused (InputError naming the file and the block's S line)."""
+    edits = sorted((e for e in block.edits if e.annotator == annotator and e.alignment == 0 and e.start >= 0
+                    and e.type not in UNAPPLIED_TYPES), key=lambda e: e.start)
+    out: list[str] = []
+    pos = 0
+    for e in edits:
+        if e.start < pos:
+            raise InputError(path, f"annotator {annotator} has overlapping edits in this block ({e.start} {e.end} "
+                                   f"starts before {pos}); its corrected sentence is undefined", block.line)
+        out.extend(block.source[pos:e.start])
+        if e.cor != "-NONE-":
+            out.extend(e.cor.split())
+        pos = e.end
+    out.extend(block.source[pos:])
+    return out
+
+
+def annotator_references(blocks: Sequence[M2Block], path: str = "<m2>") -> list[list[str]]:
+    """The reference sets of a gold M2: per annotator (annotator_ids order) the corrected sentence of every block
+    (corrected_tokens, tokens joined by single spaces), line-aligned with the blocks."""
+    return [[" ".join(corrected_tokens(b, a, path)) for b in blocks] for a in annotator_ids(blocks)]
+
+
+def looks_like_m2(path: str) -> bool:
+    """Whether a --ref file is a gold M2: its name ends in .m2, or (read from its first 64 KiB) its first non-blank
+    line starts with 'S ', every non-blank line starts with 'S ', 'A ' or 'T', and it has an 'A ' line or a blank
+    line between blocks."""
+    import os
+
+    if os.fspath(path).lower().endswith(".m2"):
+        return True
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1 << 16)
+    except OSError:
+        return False
+    lines = head.decode("utf-8", errors="replace").lstrip("\ufeff").split("\n")
+    if len(head) == 1 << 16:
+        lines = lines[:-1]                      # possibly cut
+    body = [line for line in lines if line.strip()]
+    if not body or not body[0].startswith("S "):
+        return False
+    if not all(line.startswith(("S ", "A ", "T")) for line in body):
+        return False
+    k = lines.index(body[0])
+    return any(line.startswith("A ") for line in body) or any(not line.strip() for line in lines[k:len(lines) - 1])
