@@ -130,9 +130,11 @@ def _alignment_of(line: str, path: str, no: int) -> int:
     return int(j) if j else 0
 
 
-# Edit types not applied to the source when an annotator's corrected sentence is built (the convention of errant's
-# corr_from_m2 and the BEA-2019 scripts): noop (no correction), UNK (detected, not corrected), Um (unclear meaning).
-UNAPPLIED_TYPES = frozenset({"noop", "UNK", "Um"})
+# Edit types not applied to the source when an annotator's corrected sentence is built: noop (no correction). Every
+# other edit is applied as the gold writes it (CoNLL-14's Um "unclear meaning" edits included, as the M2 scorer
+# counts them; errant's corr_from_m2 would skip Um and UNK). On official-2014.combined.m2 this gives exactly the
+# references benchmarks/rank_corpora.py has always used.
+UNAPPLIED_TYPES = frozenset({"noop"})
 
 
 def annotator_ids(blocks: Sequence[M2Block]) -> list[int]:
@@ -143,12 +145,13 @@ def annotator_ids(blocks: Sequence[M2Block]) -> list[int]:
 
 
 def corrected_tokens(block: M2Block, annotator: int, path: str = "<m2>") -> list[str]:
-    """One annotator's corrected sentence of a block: its edits (the first alignment's, types in UNAPPLIED_TYPES
-    left out) applied to the S tokens from left to right; a correction of ``-NONE-`` or nothing deletes the span.
-    An annotator without an edit in the block leaves the sentence unchanged. Two overlapping edits of the annotator
-    are refused (InputError naming the file and the block's S line)."""
+    """One annotator's corrected sentence of a block: its edits (the first alignment's; noop left out:
+    UNAPPLIED_TYPES) applied to the S tokens from left to right (sorted by start and end, file order kept among
+    equal spans); a correction of ``-NONE-`` or nothing deletes the span. An annotator without an edit in the block
+    leaves the sentence unchanged. Two overlapping edits of the annotator are refused (InputError naming the file
+    and the block's S line)."""
     edits = sorted((e for e in block.edits if e.annotator == annotator and e.alignment == 0 and e.start >= 0
-                    and e.type not in UNAPPLIED_TYPES), key=lambda e: e.start)
+                    and e.type not in UNAPPLIED_TYPES), key=lambda e: (e.start, e.end))
     out: list[str] = []
     pos = 0
     for e in edits:

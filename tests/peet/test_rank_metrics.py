@@ -275,9 +275,9 @@ S I like the the music .
 A 3 4|||U:DET||||||REQUIRED|||-NONE-|||1
 A 4 5|||Um|||song|||REQUIRED|||-NONE-|||1
 """
-# annotator 0: its edits; annotator 1: its edits (none in sentence 2: unchanged; Um not applied in sentence 3)
+# annotator 0: its edits; annotator 1: its edits (none in sentence 2: unchanged; its Um edit applied as written)
 GOLD_REFS = [["He went to school yesterday .", "This is an example .", "I like the the music ."],
-             ["He goes to school yesterday again .", "This are a example .", "I like the music ."]]
+             ["He goes to school yesterday again .", "This are a example .", "I like the song ."]]
 GOLD_HYPS = {"fixer": ["He went to school yesterday .", "This is a example .", "I like the music ."],
              "copier": ["He go to school yesterday .", "This are a example .", "I like the the music ."],
              "breaker": ["He going to school .", "This are an examples .", "I likes the the musics ."]}
