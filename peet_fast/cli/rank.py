@@ -218,11 +218,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "distance to the closest reference / that reference's length, averaged over sentences) as the "
                     "technical-effort baseline; with --human, the Spearman and Pearson correlations of PEET and of "
                     "WER with the human scores (PEET and WER are lower-is-better, so agreement shows as a negative "
-                    "correlation; the raw sign is reported).")
+                    "correlation; the raw sign is reported). With --metric, any metrics of the registry side by "
+                    "side, ranked by the first, each with its interval, p-values and correlations (the same "
+                    "resamples for all); a gold M2 as --ref gives the sources and one reference per annotator "
+                    "(docs/rank-metrics.md).")
     add_rank_inputs(p)
     p.add_argument("--summary", metavar="FILE.json",
-                   help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ...}], "correlation": '
-                        '{"peet": {"spearman", "pearson"}, "wer": {...}} or null, ...} as JSON')
+                   help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ..., "metrics": {NAME: '
+                        '{"score", "ci_low", "ci_high", "p_next"}}}], "correlation": {"peet": {"spearman", '
+                        '"pearson"}, "wer": {...}, NAME: {...}} or null, ...} as JSON')
     return p
 
 

@@ -424,6 +424,17 @@ def test_a_registered_metric_flows_through_rank(fake_metric, tmp_path, capsys):
     assert "Length vs human (3 systems)" in out and "Words ^" in out.splitlines()[0]
 
 
+def test_a_metric_needing_a_gold_m2_is_refused_with_text_references(fake_metric, monkeypatch, capsys):
+    class Goldy(Longest):
+        name = "goldy"
+        needs_gold = True
+
+    monkeypatch.setitem(base.REGISTRY, "goldy", Goldy)
+    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "wer", "goldy")
+    assert rc == 2 and out == "" and err.strip().splitlines() == [
+        "peet-fast rank: error: --metric: the goldy metric needs a gold M2 as --ref"]
+
+
 def test_a_registered_metric_flows_through_report(fake_metric, tmp_path, capsys):
     pytest.importorskip("matplotlib")
     import re
