@@ -8,6 +8,8 @@
     edits = peet_fast.edits(orig, [cor])                        # the same edits as Annotation objects
     result = peet_fast.compare(hyp_m2_text, ref_m2_text)        # `peet-fast compare`'s result (.summary())
     g = peet_fast.gleu(sources, [ref_a, ref_b], hyp)            # `peet-fast gleu`: g.score, g.sentences
+    ev = peet_fast.evaluate({"sysA": [...]}, refs=[[...]], src=[...], metrics=["errant", "wer"])
+    ev.systems        # pandas DataFrame: one column per metric (any metric of peet_fast.metric_names())
 
 Every function raises ValueError (peet_fast.io.InputError, a ValueError) on bad input, naming the argument."""
 from __future__ import annotations
@@ -214,3 +216,78 @@ def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[
     results = {name: G.score_system(prepared, G.tokens_of(h), n, iterations, picks=picks, selection=selection)
                for name, h in systems.items()}
     return results if isinstance(hypotheses, Mapping) else results["hypotheses"]
+
+
+@dataclass
+class EvalResult:
+    """What `evaluate` returns: `systems`, one row per system (in the order given) with a column per metric, its
+    corpus score; `stats`, per metric per system the per-sentence statistics (metrics.base.Metric.sentence_stats:
+    corpus_score(stats) is the figure); `metrics`, the Metric instances by name (their title, higher_is_better,
+    corpus_score, bootstrap)."""
+    systems: "pandas.DataFrame"
+    stats: dict
+    metrics: dict
+
+
+def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | None = None, *,
+             src: Sequence[str] | None = None, gold: str | None = None, metrics: Sequence[str] = ("peet",),
+             model: "str | Model | None" = None, tokenize: bool = False, spacy_model: str | None = None,
+             batch_size: int = 256) -> EvalResult:
+    """Every metric asked for (names of the registry, peet_fast.metric_names(): peet, wer, errant, ...) of every
+    system, as `peet-fast rank --metric ...` computes them. hyps: system name -> its sentences. Either refs (a list
+    of references, each line-aligned with the systems; src: the source sentences, for the metrics that need them)
+    or gold: a gold M2 text, which supplies the sources and one reference per annotator (its corrected sentences;
+    the metrics that read M2 use it as is). model: the PEET model (file, Model, or None for the published one)."""
+    from peet_fast.metrics.base import EvalSet
+    from peet_fast.model import Model, load_model
+    from peet_fast.rank import check_metric_inputs, metric_objects
+
+    if not hyps:
+        raise InputError("hyps", "give at least one system")
+    try:
+        objs = metric_objects(list(metrics) if not isinstance(metrics, str) else [metrics])
+    except ValueError as exc:
+        raise InputError("metrics", str(exc)) from None
+    blocks = None
+    if gold is not None:
+        from peet_fast.formats.m2 import annotator_references, parse_m2
+
+        if refs is not None or src is not None:
+            raise InputError("gold", "supplies the sources and references; leave out refs and src")
+        if not isinstance(gold, str):
+            raise InputError("gold", "must be the text of a gold M2 file (one string)")
+        blocks = parse_m2(gold.splitlines(), "<gold>")
+        if not blocks:
+            raise InputError("gold", "no sentence blocks")
+        refs = annotator_references(blocks, "<gold>")
+        src = [" ".join(b.source) for b in blocks]
+    if not refs:
+        raise InputError("refs", "give at least one reference (or a gold M2 text as gold)")
+    named = {**{f"hyps[{n!r}]": h for n, h in hyps.items()}, **{f"refs[{k}]": r for k, r in enumerate(refs)}}
+    if src is not None:
+        named["src"] = src
+    texts = list(_aligned(named).values())
+    names = list(hyps)
+    hyp_t, refs_t = texts[:len(names)], texts[len(names):len(names) + len(refs)]
+    loaded = None
+    if any(m.name == "peet" for m in objs):
+        loaded = model if isinstance(model, Model) else load_model(model)
+    box: list = []
+
+    def annotator():
+        if not box:
+            box.append(_annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size}))
+        return box[0]
+
+    data = EvalSet(None if src is None else list(src), refs_t, blocks, None if blocks is None else "<gold>",
+                   annotator, {"model": loaded, "lang": "en"})
+    try:
+        check_metric_inputs(objs, data, src_hint="src (or a gold M2 text as gold)", gold_hint="a gold M2 text as gold")
+    except ValueError as exc:
+        raise InputError("metrics", str(exc)) from None
+    stats = {m.name: dict(zip(names, m.system_stats(hyp_t, data))) for m in objs}
+    import pandas as pd
+
+    frame = pd.DataFrame({"system": names, **{m.name: [m.corpus_score(stats[m.name][n]) for n in names]
+                                               for m in objs}})
+    return EvalResult(frame, stats, {m.name: m for m in objs})

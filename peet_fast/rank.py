@@ -1,11 +1,18 @@
 """System ranking with uncertainty (`peet-fast rank`): PEET per system with bootstrap confidence intervals and paired
-p-values, WER as the technical-effort baseline, and correlation with human system scores.
+p-values, WER as the technical-effort baseline, and correlation with human system scores; any metric of the registry
+(peet_fast.metrics.base: `--metric peet wer errant ...`) the same way, side by side.
 
 The statistics are peet_fast.metrics.stats' (one paired bootstrap for all systems, 95 % percentile CIs, the paired
 p-value of each system against the next one in the ranking, Pearson's r and Spearman's rho) and WER is
 peet_fast.metrics.wer's; their definitions are documented there and in the README's `rank` section. Correlations
 with human scores (higher is better) are computed over the systems that have a human score. PEET and WER are
 lower-is-better, so a good metric correlates *negatively*; the raw sign is reported.
+
+Several metrics: the systems are ranked by the first; every metric's per-sentence statistics are resampled with the
+same bootstrap indices (one stream for the seed, as PEET alone always was), each metric's 95 % interval comes from its
+own corpus scores of the resamples (Metric.bootstrap_systems), and its p(next) compares each system with the next one
+in the ranking in that metric's direction (higher-is-better metrics: not strictly higher). WER (the baseline) is
+always computed; PEET only when asked for.
 """
 from __future__ import annotations
 
@@ -18,8 +25,8 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from peet_fast.io import InputError, read_bytes
-from peet_fast.metrics.stats import CI_LEVEL, bootstrap_means, correlations, paired_p_value, percentile_ci
-from peet_fast.metrics.wer import sentence_wer
+from peet_fast.metrics.base import EvalSet, Metric, get_metric
+from peet_fast.metrics.stats import CI_LEVEL, bootstrap_blocks, correlations, paired_p_value, percentile_ci
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
@@ -115,6 +122,32 @@ class RankedSystem:
     words: int = 0                                  # total MO words
     seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.scoring)
     mean_seconds_per_word: float = float("nan")     # mean over sentences with MO words of seconds / MO words
+    metrics: dict = field(default_factory=dict)     # metric name -> MetricScore (every ranked metric)
+
+
+class MetricScore(NamedTuple):
+    """One system's figures for one metric: the corpus score, its 95 % bootstrap interval, the paired p-value
+    against the next system in the ranking (None for the last)."""
+    score: float
+    ci_low: float
+    ci_high: float
+    p_next: float | None
+
+
+@dataclass
+class MetricInfo:
+    """A ranked metric: what rank, report and the summary need of it; stats and boot in rank order."""
+    name: str
+    title: str
+    label: str
+    higher_is_better: bool
+    fmt: str
+    stats: list = field(repr=False, default_factory=list)          # per system: (n, ...) sentence statistics
+    boot: np.ndarray = field(repr=False, default=None)               # (B, S) corpus scores of the resamples
+
+    @classmethod
+    def of(cls, metric: Metric) -> "MetricInfo":
+        return cls(metric.name, metric.title or metric.name, metric.describe(), metric.higher_is_better, metric.fmt)
 
 
 @dataclass
@@ -123,11 +156,16 @@ class Ranking:
     systems: list[RankedSystem]
     resamples: int
     seed: int
-    seconds: np.ndarray                  # (S, n) predicted seconds per sentence
+    seconds: np.ndarray                  # (S, n) predicted seconds per sentence (None without the peet metric)
     wer: np.ndarray                      # (S, n) sentence WER
     features: dict[str, np.ndarray]      # feature -> (S, n) value for the reference giving the minimum
-    correlation: dict | None             # {"systems": k, "peet": {"spearman", "pearson"}, "wer": {...}}
-    boot: np.ndarray = field(repr=False, default=None)   # (B, S) bootstrap means
+    correlation: dict | None             # {"systems": k, "peet": {"spearman", "pearson"}, "wer": {...}, <metric>...}
+    boot: np.ndarray = field(repr=False, default=None)   # (B, S) bootstrap means of PEET
+    metrics: dict = field(default_factory=dict)          # name -> MetricInfo, the ranked metrics (first: the order)
+
+    @property
+    def metric_names(self) -> list[str]:
+        return list(self.metrics)
 
     def summary(self) -> dict:
         """The `--summary` JSON body (without model/references, which the caller adds)."""
@@ -135,10 +173,14 @@ class Ranking:
             "bootstrap": {"resamples": self.resamples, "seed": self.seed, "ci": CI_LEVEL,
                           "p_value": "share of resamples where the higher-ranked system is not strictly better "
                                      "than the next one"},
-            "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "ci_low": s.ci_low, "ci_high": s.ci_high,
-                         "wer": s.wer, "sentences": s.sentences, "p_next": s.p_next, "human": s.human,
-                         "words": s.words, "seconds_per_word": _json_safe(s.seconds_per_word),
-                         "mean_seconds_per_word": _json_safe(s.mean_seconds_per_word)}
+            "metrics": [{"name": m.name, "title": m.title, "higher_is_better": m.higher_is_better}
+                        for m in self.metrics.values()],
+            "systems": [{"name": s.name, "file": s.file, "peet": _json_safe(s.peet), "ci_low": _json_safe(s.ci_low),
+                         "ci_high": _json_safe(s.ci_high), "wer": s.wer, "sentences": s.sentences,
+                         "p_next": s.p_next, "human": s.human, "words": s.words,
+                         "seconds_per_word": _json_safe(s.seconds_per_word),
+                         "mean_seconds_per_word": _json_safe(s.mean_seconds_per_word),
+                         "metrics": {k: _json_safe(v._asdict()) for k, v in s.metrics.items()}}
                         for s in self.systems],
             "correlation": _json_safe(self.correlation),
         }
@@ -152,63 +194,172 @@ def _json_safe(x):
     return x
 
 
+def metric_objects(metrics: Sequence[str | Metric]) -> list[Metric]:
+    """Metric instances for names (get_metric) or instances; ValueError for an unknown name or a repeated one."""
+    out: list[Metric] = []
+    for m in metrics:
+        obj = get_metric(m) if isinstance(m, str) else m
+        if any(o.name == obj.name for o in out):
+            raise ValueError(f"metric {obj.name!r} given twice")
+        out.append(obj)
+    if not out:
+        raise ValueError("no metric given")
+    return out
+
+
+def check_metric_inputs(metrics: Sequence[Metric], data: EvalSet, src_hint: str = "sources",
+                        gold_hint: str = "a gold M2") -> None:
+    """Refuse (ValueError naming the metric) a metric whose needs the EvalSet does not meet."""
+    for m in metrics:
+        if m.needs_sources and data.sources is None:
+            raise ValueError(f"the {m.name} metric needs the source sentences: give {src_hint}")
+        if m.needs_gold and data.gold is None:
+            raise ValueError(f"the {m.name} metric needs {gold_hint}")
+
+
 def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
                  refs: Sequence[Sequence[str]], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
                  human: Mapping[str, float] | None = None,
                  on_chunk: Callable | None = None, timings: dict | None = None,
-                 names: Sequence[str] | None = None) -> Ranking:
-    """Score every system (the `score` path: one annotation batch per chunk for all systems x references), then
-    bootstrap CIs, paired p-values of adjacent systems, WER and (with human scores) correlations. `timings`, when
-    given, receives the seconds spent in each phase: "score", "wer", "bootstrap" (bootstrap, CIs, p-values,
-    correlations). Systems are named `names` (one per file) or after their files."""
+                 names: Sequence[str] | None = None, *, metrics: Sequence[str | Metric] = ("peet",),
+                 sources: Sequence[str] | None = None, gold: Sequence | None = None, gold_path: str | None = None,
+                 lang: str = "en") -> Ranking:
+    """Score every system with every metric (names of the registry or Metric instances; the first orders the
+    ranking), then bootstrap CIs, paired p-values of adjacent systems, WER and (with human scores) correlations.
+    PEET takes the `score` path: one annotation batch per chunk for all systems x references. `annotator` is the
+    annotator, or a callable returning it (loaded only when a metric needs it). sources / gold / gold_path: the
+    source sentences and the gold M2 blocks (peet_fast.formats.m2) for the metrics that use them. `timings`, when
+    given, receives the seconds spent in each phase: "score" (PEET), "wer", each other metric by name, "bootstrap"
+    (bootstrap, CIs, p-values, correlations). Systems are named `names` (one per file) or after their files."""
     import time
 
-    from peet_fast.scoring import rank, score_systems
+    from peet_fast.metrics.wer import sentence_wer
+    from peet_fast.scoring import system_names, system_score
 
-    parts: list[np.ndarray] = []
-    feats: dict[str, list[np.ndarray]] = {}
-
-    def keep(ch) -> None:
-        parts.append(ch.seconds)
-        for k, v in ch.features.items():
-            feats.setdefault(k, []).append(v)
-        if on_chunk is not None:
-            on_chunk(ch)
-
+    objs = metric_objects(metrics)
+    if callable(annotator) and not hasattr(annotator, "annotate_pairs"):
+        factory = _memo(annotator)
+    else:
+        factory = (lambda: annotator)
+    data = EvalSet(sources, refs, gold, gold_path, factory, {"model": model, "on_chunk": on_chunk, "lang": lang})
+    check_metric_inputs(objs, data)
+    names = system_names(hyp_files, names)
+    stats: dict[str, list[np.ndarray]] = {}
+    spent: dict[str, float] = {}
+    for m in objs:
+        t0 = time.perf_counter()
+        stats[m.name] = m.system_stats(hyps, data)
+        spent["score" if m.name == "peet" else m.name] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    scores = score_systems(annotator, model, hyp_files, hyps, refs, on_chunk=keep, names=names)
-    seconds = np.concatenate(parts, axis=1)
-    features = {k: np.concatenate(v, axis=1) for k, v in feats.items()}
-    t1 = time.perf_counter()
-    wer, _ = sentence_wer(hyps, refs)
-    t2 = time.perf_counter()
-    out = assemble(scores, seconds, wer, features, resamples, seed, human, rank)
+    if "wer" in stats:
+        wer = np.stack([st[:, 0] / st[:, 1] for st in stats["wer"]])
+    else:
+        wer, _ = sentence_wer(hyps, refs)
+        spent["wer"] = time.perf_counter() - t0
+    n = len(refs[0]) if refs else len(hyps[0])
+    features: dict[str, np.ndarray] = {}
+    seconds = None
+    if "peet" in stats:
+        peet = next(m for m in objs if m.name == "peet")
+        cols = peet.columns(data)
+        both = np.stack(stats["peet"])                                   # (S, n, 1 + F)
+        seconds = np.ascontiguousarray(both[:, :, 0])
+        features = {k: both[:, :, j].astype(np.int32) for j, k in enumerate(cols) if j}
+        scores = [system_score(names[s], f, [seconds[s]], [features["NumWordsS"][s]], n)
+                  for s, f in enumerate(hyp_files)]
+    else:
+        from peet_fast.scoring import SystemScore
+
+        scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
+    t0 = time.perf_counter()
+    out = assemble_metrics(scores, objs, stats, seconds, wer, features, resamples, seed, human)
     if timings is not None:
-        timings.update(score=t1 - t0, wer=t2 - t1, bootstrap=time.perf_counter() - t2)
+        timings.update(spent, bootstrap=time.perf_counter() - t0)
     return out
+
+
+def _memo(load: Callable) -> Callable:
+    box: list = []
+
+    def get():
+        if not box:
+            box.append(load())
+        return box[0]
+    return get
 
 
 def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
              seed: int, human: Mapping[str, float] | None, order: Callable) -> Ranking:
-    """The Ranking from per-system scores (input order) and per-sentence arrays (same order); `order` sorts
+    """The PEET Ranking from per-system scores (input order) and per-sentence arrays (same order); `order` sorts
     scores into rank order (scoring.rank)."""
+    from peet_fast.metrics.peet import PEET
+
     ranked = order(scores)
     pos = [next(k for k, s in enumerate(scores) if s is r) for r in ranked]
-    seconds, wer = seconds[pos], wer[pos]
+    names = list(features)
+    stats = [np.concatenate([np.asarray(seconds[s], dtype=np.float64)[:, None]]
+                            + [np.asarray(features[k][s], dtype=np.float64)[:, None] for k in names], axis=1)
+             for s in range(len(scores))]
+    return assemble_metrics(scores, [PEET()], {"peet": stats}, seconds, wer, features, resamples, seed, human,
+                            pos=pos)
+
+
+def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequence[np.ndarray]],
+                     seconds: np.ndarray | None, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
+                     seed: int, human: Mapping[str, float] | None, pos: Sequence[int] | None = None) -> Ranking:
+    """The Ranking from per-system PEET scores (scoring.SystemScore, input order; peet NaN without PEET), each
+    metric's per-system sentence statistics (input order) and per-sentence arrays (same order). The systems are
+    ranked by the first metric (lower or higher first as it says; ties by name) unless `pos` gives the order."""
+    corpus = {m.name: [m.corpus_score(st) for st in stats[m.name]] for m in metrics}
+    if pos is None:
+        first = metrics[0]
+        sign = -1.0 if first.higher_is_better else 1.0
+        key = [(sign * corpus[first.name][k], s.name) for k, s in enumerate(scores)]
+        pos = sorted(range(len(scores)), key=lambda k: key[k])
+    S = len(scores)
+    n = wer.shape[1]
+    wer = wer[pos]
+    if seconds is not None:
+        seconds = np.ascontiguousarray(np.asarray(seconds)[pos])
     features = {k: v[pos] for k, v in features.items()}
-    boot = bootstrap_means(seconds, resamples, seed)
-    low, high = percentile_ci(boot)
-    n = seconds.shape[1]
+    infos: dict[str, MetricInfo] = {}
+    for m in metrics:
+        info = MetricInfo.of(m)
+        info.stats = [stats[m.name][k] for k in pos]
+        info.boot = np.empty((resamples, S), dtype=np.float64)
+        infos[m.name] = info
+    for lo, hi, idx in bootstrap_blocks(n, resamples, seed):
+        for m in metrics:
+            infos[m.name].boot[lo:hi] = m.bootstrap_systems(infos[m.name].stats, idx)
+    figures: dict[str, list[MetricScore]] = {}
+    for m in metrics:
+        boot = infos[m.name].boot
+        low, high = percentile_ci(boot)
+        sign = -1.0 if m.higher_is_better else 1.0
+        rows = []
+        for r, k in enumerate(pos):
+            p = paired_p_value(sign * boot[:, r], sign * boot[:, r + 1]) if r + 1 < S else None
+            rows.append(MetricScore(float(corpus[m.name][k]), float(low[r]), float(high[r]), p))
+        figures[m.name] = rows
     systems = []
-    for k, s in enumerate(ranked):
-        p = paired_p_value(boot[:, k], boot[:, k + 1]) if k + 1 < len(ranked) else None
-        systems.append(RankedSystem(s.name, s.file, s.peet, float(low[k]), float(high[k]),
-                                    math.fsum(wer[k].tolist()) / n, n, p,
+    for r, k in enumerate(pos):
+        s = scores[k]
+        pe = figures.get("peet")
+        ci_low, ci_high, p = (pe[r].ci_low, pe[r].ci_high, pe[r].p_next) if pe else (float("nan"), float("nan"),
+                                                                                   None)
+        systems.append(RankedSystem(s.name, s.file, s.peet, ci_low, ci_high, math.fsum(wer[r].tolist()) / n, n, p,
                                     None if human is None else human.get(s.name), s.words, s.seconds_per_word,
-                                    s.mean_seconds_per_word))
+                                    s.mean_seconds_per_word, {name: rows[r] for name, rows in figures.items()}))
     corr = None
     if human is not None:
         have = [s for s in systems if s.human is not None]
-        corr = correlations({"peet": [s.peet for s in have], "wer": [s.wer for s in have]},
-                            [s.human for s in have])
-    return Ranking(systems, resamples, seed, seconds, wer, features, corr, boot)
+        values: dict[str, list[float]] = {}
+        if "peet" in figures:
+            values["peet"] = [s.peet for s in have]
+        values["wer"] = [s.wer for s in have]
+        for m in metrics:
+            if m.name not in values:
+                values[m.name] = [s.metrics[m.name].score for s in have]
+        corr = correlations(values, [s.human for s in have])
+    boot = infos["peet"].boot if "peet" in infos else None
+    return Ranking(systems, resamples, seed, seconds, wer, features, corr, boot, infos)

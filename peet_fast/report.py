@@ -8,6 +8,11 @@ DIR/index.html has one section per plot, each with exactly one image:
 3. ``ranking.png`` — PEET with its 95 % bootstrap confidence interval, in rank order;
 4. ``human.png`` — PEET and WER against the human scores (only with human scores).
 
+Ranked by other metrics (`rank --metric ...`, anything but PEET alone), the page shows them side by side: sections 1
+and 2 only when PEET is among them; ``ranking.png`` has one panel per metric (its score and 95 % interval, in the
+ranking's order) and the table one score / interval / p(next) group per metric; ``human.png`` one panel per metric
+(WER, the baseline, always) against the human scores.
+
 The directory is written complete or not at all: everything goes into a temporary directory beside DIR, which is
 then renamed into place. An existing DIR is replaced only when it is empty or holds an earlier peet-fast report.
 """
@@ -105,12 +110,16 @@ def _build(tmp: str, ranking, model, human_file) -> list[tuple[str, str, str]]:
     """Make the plots; returns (section id, image file, HTML body) per section."""
     names = [s.name for s in ranking.systems]
     out = []
-    out.append(("distribution", _plot_distribution(tmp, names, ranking.seconds),
-                _distribution_table(ranking)))
-    terms, contrib = contributions(ranking, model)
-    out.append(("contributions", _plot_contributions(tmp, names, terms, contrib),
-                _contributions_table(names, terms, contrib, ranking)))
-    out.append(("ranking", _plot_ranking(tmp, ranking), _ranking_table(ranking)))
+    if ranking.seconds is not None and model is not None:
+        out.append(("distribution", _plot_distribution(tmp, names, ranking.seconds),
+                    _distribution_table(ranking)))
+        terms, contrib = contributions(ranking, model)
+        out.append(("contributions", _plot_contributions(tmp, names, terms, contrib),
+                    _contributions_table(names, terms, contrib, ranking)))
+    if _peet_only(ranking):
+        out.append(("ranking", _plot_ranking(tmp, ranking), _ranking_table(ranking)))
+    else:
+        out.append(("ranking", _plot_metrics(tmp, ranking), _metrics_table(ranking)))
     if ranking.correlation is not None:
         out.append(("human", _plot_human(tmp, ranking), _correlation_table(ranking, human_file)))
     return out
@@ -181,20 +190,68 @@ def _plot_ranking(tmp: str, ranking) -> str:
     return _save(fig, tmp, "ranking.png")
 
 
+def _peet_only(ranking) -> bool:
+    return list(getattr(ranking, "metrics", None) or ["peet"]) == ["peet"]
+
+
+def _correlated(ranking) -> list[tuple[str, str, bool]]:
+    """(key, label, higher is better) of each metric in ranking.correlation, in its order."""
+    out = []
+    for key in ranking.correlation:
+        if key == "systems":
+            continue
+        info = (getattr(ranking, "metrics", None) or {}).get(key)
+        if info is not None and not _peet_only(ranking):
+            out.append((key, info.title, info.higher_is_better))
+        else:
+            out.append((key, {"peet": "PEET (s)", "wer": "WER"}.get(key, key), False))
+    return out
+
+
+def _metric_value(s, key: str) -> float:
+    if key in ("peet", "wer"):
+        return getattr(s, key)
+    return s.metrics[key].score
+
+
+def _plot_metrics(tmp: str, ranking) -> str:
+    """One panel per ranked metric: its score and 95 % interval per system, in the ranking's order."""
+    import matplotlib.pyplot as plt
+
+    systems = ranking.systems
+    infos = list(ranking.metrics.values())
+    fig, axes = plt.subplots(1, len(infos), figsize=(4.2 * len(infos) + 1.5, max(2.5, 0.45 * len(systems) + 1.6)),
+                             dpi=110, squeeze=False)
+    pos = np.arange(len(systems))[::-1]
+    for j, (ax, m) in enumerate(zip(axes[0], infos)):
+        score = np.array([s.metrics[m.name].score for s in systems])
+        low = np.array([s.metrics[m.name].ci_low for s in systems])
+        high = np.array([s.metrics[m.name].ci_high for s in systems])
+        ax.errorbar(score, pos, xerr=np.clip(np.stack([score - low, high - score]), 0, None), fmt="o", capsize=4,
+                    color=f"C{j % 10}")
+        ax.set_yticks(pos, [f"{k}. {s.name}" for k, s in enumerate(systems, 1)] if j == 0 else [""] * len(pos))
+        ax.set_xlabel(f"{m.title} ({'higher' if m.higher_is_better else 'lower'} is better)")
+        ax.grid(axis="x", alpha=0.3)
+    fig.suptitle(f"Ranking by {infos[0].label}, with 95 % bootstrap confidence intervals ({ranking.resamples} "
+                 f"paired resamples)")
+    return _save(fig, tmp, "ranking.png")
+
+
 def _plot_human(tmp: str, ranking) -> str:
     import matplotlib.pyplot as plt
 
     have = [s for s in ranking.systems if s.human is not None]
-    fig, axes = plt.subplots(1, 2, figsize=(11, 4.5), dpi=110)
-    for ax, key, label in ((axes[0], "peet", "PEET (s)"), (axes[1], "wer", "WER")):
-        x = [getattr(s, key) for s in have]
+    panels = _correlated(ranking)
+    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.5), dpi=110, squeeze=False)
+    for ax, (key, label, higher) in zip(axes[0], panels):
+        x = [_metric_value(s, key) for s in have]
         y = [s.human for s in have]
         ax.scatter(x, y, color="tab:blue")
         for s, xi, yi in zip(have, x, y):
             ax.annotate(s.name, (xi, yi), textcoords="offset points", xytext=(4, 3), fontsize="small")
         c = ranking.correlation[key]
         ax.set_title(f"{label} vs human: Spearman {_fmt(c['spearman'])}, Pearson {_fmt(c['pearson'])}")
-        ax.set_xlabel(f"{label} (lower is better)")
+        ax.set_xlabel(f"{label} ({'higher' if higher else 'lower'} is better)")
         ax.set_ylabel("human score (higher is better)")
         ax.grid(alpha=0.3)
     return _save(fig, tmp, "human.png")
@@ -240,12 +297,40 @@ def _ranking_table(ranking) -> str:
               "s/word: the mean over sentences of seconds / MO words (sentences without MO words left out).</p>")
 
 
+def _metrics_table(ranking) -> str:
+    """The ranking's metrics side by side: per metric its score, 95 % interval and p (vs next)."""
+    infos = list(ranking.metrics.values())
+    header = ["rank", "system"]
+    for m in infos:
+        header += [m.title, f"{m.title} 95 % CI", f"{m.title} p (vs next)"]
+    header += ["human", "sentences"]
+    rows = []
+    for k, s in enumerate(ranking.systems, 1):
+        row = [k, s.name]
+        for m in infos:
+            f = s.metrics[m.name]
+            digits = 3 if m.fmt.endswith("3f") else 4
+            row += [_fmt(f.score, digits), f"[{_fmt(f.ci_low, digits)}, {_fmt(f.ci_high, digits)}]", _fmt(f.p_next)]
+        rows.append(row + [_fmt(s.human), s.sentences])
+    directions = ", ".join(f"{m.title}: {'higher' if m.higher_is_better else 'lower'} is better" for m in infos)
+    return (_table(header, rows)
+            + f"<p>Ranked by {html.escape(infos[0].label)}. {html.escape(directions)}. p (vs next): share of the "
+              f"paired resamples in which a system is not strictly better than the next one by that metric.</p>")
+
+
 def _correlation_table(ranking, human_file) -> str:
     c = ranking.correlation
-    rows = [[m, _fmt(c[m]["spearman"]), _fmt(c[m]["pearson"])] for m in ("peet", "wer")]
+    panels = _correlated(ranking)
+    rows = [[key if _peet_only(ranking) else label, _fmt(c[key]["spearman"]), _fmt(c[key]["pearson"])]
+            for key, label, _ in panels]
     src = f" from {html.escape(human_file)}" if human_file else ""
-    return (f"<p>Over the {c['systems']} systems with a human score{src}. PEET and WER are lower-is-better and "
-            f"human scores higher-is-better, so a metric that agrees with the humans correlates negatively.</p>"
+    if _peet_only(ranking):
+        note = ("PEET and WER are lower-is-better and human scores higher-is-better, so a metric that agrees with "
+                "the humans correlates negatively.")
+    else:
+        note = ("Human scores are higher-is-better: a lower-is-better metric that agrees with the humans "
+                "correlates negatively, a higher-is-better one positively.")
+    return (f"<p>Over the {c['systems']} systems with a human score{src}. {note}</p>"
             + _table(["metric", "Spearman", "Pearson"], rows))
 
 
@@ -263,14 +348,20 @@ _CSS = ("body{font-family:sans-serif;max-width:72em;margin:1em auto;padding:0 1e
 
 def _page(title: str, ranking, model, sections, human_file) -> str:
     e = html.escape
+    what = f"Model: {e(model.name)} ({e(model.feature_set)} features). " if model is not None else ""
+    if not _peet_only(ranking):
+        what += "Metrics: " + e(", ".join(m.label for m in ranking.metrics.values())) + ". "
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', _MARKER,
              f"<title>{e(title)}</title><style>{_CSS}</style></head><body>", f"<h1>{e(title)}</h1>",
-             f"<p>Model: {e(model.name)} ({e(model.feature_set)} features). {len(ranking.systems)} systems, "
-             f"{ranking.seconds.shape[1]} sentences; bootstrap: {ranking.resamples} paired resamples, seed "
+             f"<p>{what}{len(ranking.systems)} systems, "
+             f"{ranking.wer.shape[1]} sentences; bootstrap: {ranking.resamples} paired resamples, seed "
              f"{ranking.seed}. p (vs next): share of resamples in which a system is not strictly better than the "
              f"next one in the ranking.</p>"]
+    titles = dict(_TITLES)
+    if not _peet_only(ranking):
+        titles.update(ranking="Ranking by each metric with 95 % confidence intervals", human="Metrics vs human scores")
     for sid, img, body in sections:
-        parts.append(f'<section id="{sid}"><h2>{e(_TITLES[sid])}</h2>'
-                     f'<img src="{e(img)}" alt="{e(_TITLES[sid])}">{body}</section>')
+        parts.append(f'<section id="{sid}"><h2>{e(titles[sid])}</h2>'
+                     f'<img src="{e(img)}" alt="{e(titles[sid])}">{body}</section>')
     parts.append("</body></html>\n")
     return "\n".join(parts)

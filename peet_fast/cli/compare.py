@@ -81,9 +81,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--allow-source-mismatch", action="store_true",
                    help="score M2 blocks whose S lines differ between --hyp and --ref (refused by default: the\n"
                         "spans would not refer to the same tokens); ChERRANT's own demo files need it")
-    p.add_argument("--metric", choices=["errant", "cleme"], default="errant",
+    p.add_argument("--metric", default="errant", metavar="NAME",
                    help="errant: span-based P/R/F as errant_compare / ChERRANT (default);\n"
-                        "cleme: CLEME's chunk-level P/R/F (Ye et al. 2023; THUKElab/CLEME), on the same inputs")
+                        "cleme: CLEME's chunk-level P/R/F (Ye et al. 2023; THUKElab/CLEME), on the same inputs;\n"
+                        "any other metric of the registry (peet_fast.metrics.base: wer, peet, m2, gleu, ...):\n"
+                        "its corpus score on text input (--src, or a gold M2 as the one --ref), printed as\n"
+                        "'TITLE<TAB>score'")
     p.add_argument("--cleme-mode", choices=["dependent", "independent"],
                    help="--metric cleme: references scored each on its own, the best kept per sentence\n"
                         "(dependent, default), or pooled (independent)")
@@ -124,6 +127,8 @@ def run(args) -> int:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
     check_metric_options(args)
     check_output(args.summary)
+    if args.metric not in ("errant", "cleme"):
+        return run_registry(args)
     src, hyp_t, refs_t, blocks = read_inputs(args)
     if args.src is not None:
         warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t)])
@@ -155,7 +160,22 @@ def run(args) -> int:
 
 
 def check_metric_options(args) -> None:
-    """Refuse the options of one metric given with the other."""
+    """Refuse an unknown metric, and the options of one metric given with another."""
+    from peet_fast.metrics.base import metric_names
+
+    if args.metric not in ("errant", "cleme") and args.metric not in metric_names():
+        raise InputError("--metric", f"unknown metric {args.metric!r}; known: errant, cleme, "
+                                     f"{', '.join(n for n in metric_names() if n != 'errant')}")
+    if args.metric not in ("errant", "cleme"):
+        for flag, given in (("-cat", args.cat is not None), ("-single", args.single), ("-multi", args.multi),
+                            ("-filt", bool(args.filt)), (f"-{args.mode}", args.mode != "cs"),
+                            ("--alignments", args.alignments != "pool"), ("--para", args.para),
+                            ("--allow-source-mismatch", args.allow_source_mismatch), ("-v", args.verbose),
+                            ("-b", args.beta != 0.5), ("--lang", args.lang != "en"),
+                            ("--cleme-mode", args.cleme_mode is not None), ("--cleme-weighted", args.cleme_weighted)):
+            if given:
+                raise InputError(flag, f"applies to --metric errant or cleme only, not {args.metric}")
+        return
     if args.metric == "cleme":
         for flag, given in (("-cat", args.cat is not None), ("-single", args.single), ("-multi", args.multi),
                             ("-filt", bool(args.filt)), (f"-{args.mode}", args.mode != "cs"),
@@ -210,3 +230,49 @@ def run_cleme(args, src, hyp_t, refs_t, blocks) -> int:
         write_json(args.summary, summary)
     sys.stdout.write(format_cleme(result, variant))
     return 0
+
+
+def run_registry(args) -> int:
+    """compare --metric NAME for a metric of the registry (peet_fast.metrics.base): its corpus score of the
+    hypothesis text against the references (text with --src, or one gold M2 as --ref), as `rank --metric NAME`
+    computes it; --summary holds {"metric", "title", "higher_is_better", "score", "sentences", "hyp", "ref",
+    "src"}."""
+    from peet_fast.cli.rank import eval_inputs
+    from peet_fast.metrics.base import EvalSet, get_metric
+    from peet_fast.rank import check_metric_inputs
+
+    metric = get_metric(args.metric)
+    if args.src is None and not (len(args.ref) == 1 and _is_m2(args.ref[0])):
+        raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
+                                     "M2 as the one --ref")
+    inputs = eval_inputs(args, [args.hyp])
+    box: list = []
+
+    def annotator():
+        if not box:
+            box.append(load_annotator(args))
+        return box[0]
+
+    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, {"lang": "en"})
+    try:
+        check_metric_inputs([metric], data, "--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref")
+    except ValueError as exc:
+        raise InputError("--metric", str(exc)) from None
+    columns = [(args.hyp, inputs.hyps[0]), *inputs.columns]
+    warn_if_untokenised(args, columns)
+    with lines_located(columns if inputs.gold is None else columns[:1]):
+        stats = metric.sentence_stats(inputs.hyps[0], data)
+    score = metric.corpus_score(stats)
+    if args.summary:
+        write_json(args.summary, {"metric": metric.name, "title": metric.title,
+                                  "higher_is_better": metric.higher_is_better,
+                                  "score": None if score != score else score, "sentences": len(stats),
+                                  "hyp": args.hyp, "ref": list(args.ref), "src": args.src})
+    print(f"{metric.title or metric.name}\t{'nan' if score != score else format(score, metric.fmt)}")
+    return 0
+
+
+def _is_m2(path: str) -> bool:
+    from peet_fast.formats.m2 import looks_like_m2
+
+    return looks_like_m2(path)

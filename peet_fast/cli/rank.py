@@ -20,6 +20,14 @@ from peet_fast.io import InputError, check_output, lines_located, read_parallel,
 
 def add_rank_inputs(p) -> None:
     add_system_inputs(p)
+    p.add_argument("--metric", nargs="+", default=["peet"], metavar="NAME",
+                   help="the metrics to rank by, side by side, each with its bootstrap interval, p-values and human "
+                        "correlations (default: peet); the first orders the ranking. Known: peet (predicted "
+                        "post-editing seconds), wer, errant (errant_compare's span F0.5; needs the sources), and the "
+                        "metrics of the registry (peet_fast.metrics.base: m2, gleu where installed)")
+    p.add_argument("--src", metavar="SRC",
+                   help="source sentences, line-aligned with --hyp and --ref text, for the metrics that need them "
+                        "(errant, gleu); a gold M2 given as --ref supplies them itself")
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--human", metavar="CSV",
                    help="human system scores, a CSV with the header 'system,score' (higher is better; system = "
@@ -41,15 +49,20 @@ def add_rank_inputs(p) -> None:
 
 
 def ranking_from_args(args):
-    """The Ranking for a `rank`/`report` command line (inputs validated first)."""
+    """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
+    PEET is not among the metrics)."""
     from peet_fast.model import load_model
-    from peet_fast.rank import rank_systems, read_human_csv
+    from peet_fast.rank import check_metric_inputs, metric_objects, rank_systems, read_human_csv
 
     names, paths = hyp_systems(args)
     if args.bootstrap < 1:
         raise InputError("--bootstrap", "must be at least 1")
     if args.seed < 0:
         raise InputError("--seed", "must be a non-negative integer")
+    try:
+        metrics = metric_objects(args.metric)
+    except ValueError as exc:
+        raise InputError("--metric", str(exc)) from None
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
         if given and not args.human:
             raise InputError(flag, "needs --human")
@@ -59,18 +72,69 @@ def ranking_from_args(args):
         if skipped:
             print(f"--human-subset: {len(skipped)} system{'s' if len(skipped) > 1 else ''} of {args.human} not "
                   f"ranked, left out: {', '.join(skipped)}", file=sys.stderr)
-    model = load_model(args.model)
-    texts = read_parallel([*paths, *args.ref])
-    warn_if_untokenised(args, zip([*paths, *args.ref], texts))
-    hyps, refs = texts[:len(paths)], texts[len(paths):]
-    annotator = load_annotator(args)
-    with progress_for(args, total=len(refs[0])) as progress, lines_located(list(zip([*paths, *args.ref], texts))):
+    uses_peet = any(m.name == "peet" for m in metrics)
+    model = load_model(args.model) if uses_peet or args.model else None
+    data = eval_inputs(args, paths)
+    try:
+        check_metric_inputs(metrics, data, src_hint="--src SRC (or a gold M2 as --ref)",
+                            gold_hint="a gold M2 as --ref")
+    except ValueError as exc:
+        raise InputError("--metric", str(exc)) from None
+    hyps, refs, sources = data.hyps, data.references, data.sources
+    columns = [*zip(paths, hyps), *data.columns]
+    warn_if_untokenised(args, columns)
+    located = columns if data.gold is None else columns[:len(paths)]      # an M2's lines are not its sentences
+    annotator = load_annotator(args) if uses_peet else (lambda: load_annotator(args))
+    with progress_for(args, total=len(refs[0])) as progress, lines_located(located):
         ranking = rank_systems(annotator, model, paths, hyps, refs, args.bootstrap, args.seed, human,
-                               on_chunk=lambda ch: progress(ch.stop), names=names)
+                               on_chunk=lambda ch: progress(ch.stop), names=names, metrics=metrics,
+                               sources=sources, gold=data.gold, gold_path=data.gold_path)
     return ranking, model
 
 
+class RankInputs:
+    """What rank reads: hyps (per system its lines), references (per reference set its lines), sources (or None),
+    gold (M2 blocks or None) and gold_path, and columns ((file, lines) of the references and sources, for messages
+    naming a file and line)."""
+
+    def __init__(self, hyps, references, sources, gold, gold_path, columns):
+        self.hyps, self.references, self.sources = hyps, references, sources
+        self.gold, self.gold_path, self.columns = gold, gold_path, columns
+
+
+def eval_inputs(args, paths) -> RankInputs:
+    """Read the --hyp files and the references: text files (with --src, the sources too) or one gold M2 (its S lines
+    are the sources, each annotator's corrected sentences a reference set: formats.m2.annotator_references)."""
+    from peet_fast.formats.m2 import annotator_references, looks_like_m2, read_m2
+
+    gold_refs = [r for r in args.ref if looks_like_m2(r)]
+    if not gold_refs:
+        texts = read_parallel([*paths, *args.ref, *([args.src] if args.src else [])])
+        hyps = texts[:len(paths)]
+        refs = texts[len(paths):len(paths) + len(args.ref)]
+        sources = texts[-1] if args.src else None
+        columns = list(zip(args.ref, refs)) + ([(args.src, sources)] if args.src else [])
+        return RankInputs(hyps, refs, sources, None, None, columns)
+    if len(args.ref) > 1:
+        raise InputError(gold_refs[0], f"a gold M2 --ref is the only reference (its annotators are the reference "
+                                       f"sets); {len(args.ref)} --ref files were given")
+    if args.src:
+        raise InputError("--src", f"the gold M2 {gold_refs[0]} supplies the sources; leave out --src")
+    gold_path = gold_refs[0]
+    blocks = read_m2(gold_path)
+    hyps = read_parallel(paths)
+    if len(hyps[0]) != len(blocks):
+        raise InputError(paths[0], f"has {len(hyps[0])} lines but the gold M2 {gold_path} has {len(blocks)} "
+                                   "sentence blocks")
+    refs = annotator_references(blocks, gold_path)
+    sources = [" ".join(b.source) for b in blocks]
+    return RankInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
+
+
 def print_ranking(ranking) -> None:
+    if ranking.metric_names != ["peet"]:
+        print_metrics(ranking)
+        return
     systems = ranking.systems
     width = max(len("system"), *(len(s.name) for s in systems))
     human = ranking.correlation is not None
@@ -94,6 +158,56 @@ def print_ranking(ranking) -> None:
             print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
 
 
+def _fmt_corr(x: float) -> str:
+    return "nan" if x != x else f"{x:+.3f}"
+
+
+def print_metrics(ranking) -> None:
+    """The ranking with several metrics (or one other than PEET): per metric its score, 95 % CI and p(next),
+    side by side, ranked by the first; then each metric's correlations with the human scores."""
+    systems = ranking.systems
+    infos = list(ranking.metrics.values())
+    width = max(len("system"), *(len(s.name) for s in systems))
+    human = ranking.correlation is not None
+
+    def value(x: float, fmt: str) -> str:
+        return "nan" if x != x else format(x, fmt)
+
+    cells = []
+    for s in systems:
+        row = []
+        for m in infos:
+            f = s.metrics[m.name]
+            row.append((value(f.score, m.fmt), f"[{value(f.ci_low, m.fmt)}, {value(f.ci_high, m.fmt)}]",
+                        "-" if f.p_next is None else f"{f.p_next:.3f}"))
+        cells.append(row)
+    widths = []
+    for j, m in enumerate(infos):
+        title = m.title + (" ^" if m.higher_is_better else " v")
+        widths.append((title, max(len(title), *(len(c[j][0]) for c in cells)),
+                       max(len("95% CI"), *(len(c[j][1]) for c in cells))))
+    head = f"{'rank':>4}  {'system':<{width}}"
+    for title, w, cw in widths:
+        head += f"  {title:>{w}}  {'95% CI':>{cw}}  {'p(next)':>7}"
+    print(head + (f"  {'human':>9}" if human else ""))
+    for k, (s, row) in enumerate(zip(systems, cells), 1):
+        line = f"{k:>4}  {s.name:<{width}}"
+        for (score, ci, p), (_, w, cw) in zip(row, widths):
+            line += f"  {score:>{w}}  {ci:>{cw}}  {p:>7}"
+        h = "-" if s.human is None else f"{s.human:.4g}"
+        print(line + (f"  {h:>9}" if human else ""))
+    print("^: higher is better, v: lower is better; ranked by " + infos[0].label + "; p(next): share of paired "
+          "resamples in which a system is not strictly better than the next one by that metric", file=sys.stderr)
+    if human:
+        c = ranking.correlation
+        for m in infos:
+            print(f"{m.label} vs human ({c['systems']} systems): Spearman {_fmt_corr(c[m.name]['spearman'])}, "
+                  f"Pearson {_fmt_corr(c[m.name]['pearson'])}")
+        missing = [s.name for s in systems if s.human is None]
+        if missing:
+            print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
+
+
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "rank", help="rank GEC systems by PEET with bootstrap confidence intervals, WER, and human correlations",
@@ -104,11 +218,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "distance to the closest reference / that reference's length, averaged over sentences) as the "
                     "technical-effort baseline; with --human, the Spearman and Pearson correlations of PEET and of "
                     "WER with the human scores (PEET and WER are lower-is-better, so agreement shows as a negative "
-                    "correlation; the raw sign is reported).")
+                    "correlation; the raw sign is reported). With --metric, any metrics of the registry side by "
+                    "side, ranked by the first, each with its interval, p-values and correlations (the same "
+                    "resamples for all); a gold M2 as --ref gives the sources and one reference per annotator "
+                    "(docs/rank-metrics.md).")
     add_rank_inputs(p)
     p.add_argument("--summary", metavar="FILE.json",
-                   help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ...}], "correlation": '
-                        '{"peet": {"spearman", "pearson"}, "wer": {...}} or null, ...} as JSON')
+                   help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ..., "metrics": {NAME: '
+                        '{"score", "ci_low", "ci_high", "p_next"}}}], "correlation": {"peet": {"spearman", '
+                        '"pearson"}, "wer": {...}, NAME: {...}} or null, ...} as JSON')
     return p
 
 
@@ -116,8 +234,8 @@ def run(args) -> int:
     check_output(args.summary)
     ranking, model = ranking_from_args(args)
     if args.summary:
-        summary = {"model": model_summary(model, args),
-                   "references": list(args.ref), "human": args.human, **ranking.summary()}
+        summary = {"model": None if model is None else model_summary(model, args),
+                   "references": list(args.ref), "src": args.src, "human": args.human, **ranking.summary()}
         write_json(args.summary, summary)
     print_ranking(ranking)
     return 0

@@ -22,6 +22,9 @@ import numpy as np
 
 # name -> module defining (and registering) it; imported on first use
 MODULES: dict[str, str] = {
+    "peet": "peet_fast.metrics.peet",
+    "wer": "peet_fast.metrics.wer",
+    "errant": "peet_fast.metrics.errant",
     "gleu": "peet_fast.metrics.gleu",
 }
 
@@ -55,6 +58,8 @@ class Metric:
     corpus_score; bootstrap may be overridden with a vectorised version."""
     name: ClassVar[str] = ""
     title: ClassVar[str] = ""               # column header, e.g. "M2 F0.5"
+    label: ClassVar[str] = ""               # name in sentences ("PEET vs human ..."); default: title
+    fmt: ClassVar[str] = ".4f"              # how a corpus score is printed (format spec)
     higher_is_better: ClassVar[bool] = True
     needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
@@ -70,6 +75,23 @@ class Metric:
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Corpus scores of resamples: idx has shape (resamples, n) (sentence indices) -> shape (resamples,)."""
         return np.array([self.corpus_score(stats[row]) for row in idx], dtype=np.float64)
+
+    # --- several systems at once (optional; the defaults loop over the one-system methods) ---------------------
+
+    def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
+        """sentence_stats of several systems on one EvalSet (a metric may batch them: one parse per sentence)."""
+        return [self.sentence_stats(h, data) for h in hyps]
+
+    def bootstrap_systems(self, stats: Sequence[np.ndarray], idx: np.ndarray) -> np.ndarray:
+        """Corpus scores of every system (stats: one array per system) on the same resamples: shape
+        (resamples, systems); column s equals bootstrap(stats[s], idx) (paired: the same idx for all)."""
+        if not len(stats):
+            return np.zeros((len(idx), 0), dtype=np.float64)
+        return np.stack([self.bootstrap(s, idx) for s in stats], axis=1)
+
+    def describe(self) -> str:
+        """The metric's name in sentences: label, else title, else name."""
+        return self.label or self.title or self.name
 
 
 def register(cls: type[Metric]) -> type[Metric]:

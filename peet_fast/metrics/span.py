@@ -68,7 +68,8 @@ def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float,
 @dataclass
 class CompareResult(MetricResult):
     """Corpus counts and scores. per_type: {type: [TP, FP, FN]} over the chosen pairs; choices: per sentence the
-    (hyp candidate, ref candidate) chosen, or None for a skipped (NA) sentence."""
+    (hyp candidate, ref candidate) chosen, or None for a skipped (NA) sentence; counts: per sentence the chosen
+    pair's (TP, FP, FN) ((0, 0, 0) for a skipped sentence), summing to the corpus counts."""
     tp: int
     fp: int
     fn: int
@@ -76,6 +77,7 @@ class CompareResult(MetricResult):
     mode: str
     per_type: dict = field(default_factory=dict)
     choices: list = field(default_factory=list)
+    counts: list = field(default_factory=list)
 
     @property
     def p(self) -> float:
@@ -232,11 +234,13 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
     totals = [0, 0, 0]
     per_type: dict[str, list[int]] = {}
     choices: list = []
+    counts: list = []
     for h_sent, r_sent in zip(hyp, ref):
         h_dict = _candidates(h_sent, mode, strip, single, multi, filt)
         r_dict = _candidates(r_sent, mode, strip, single, multi, filt)
         if skip and _is_na(r_dict):
             choices.append(None)
+            counts.append((0, 0, 0))
             continue
         before = list(totals)
         best = _best_pair(h_dict, r_dict, totals, beta)
@@ -244,6 +248,7 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
             source = sources[len(choices)] if sources is not None else ""
             verbose.write(_verbose_sentence(len(choices), source, h_dict, r_dict, before, beta, best))
         choices.append(best[:2])
+        counts.append((totals[0] - before[0], totals[1] - before[1], totals[2] - before[2]))
         for cat, cnt in best[2].items():
             row = per_type.get(cat)
             if row is None:
@@ -251,7 +256,7 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
             else:
                 for i in range(3):
                     row[i] += cnt[i]
-    return CompareResult(totals[0], totals[1], totals[2], beta, mode, per_type, choices)
+    return CompareResult(totals[0], totals[1], totals[2], beta, mode, per_type, choices, counts)
 
 
 def _best_pair(h_dict: dict, r_dict: dict, totals: list, beta: float) -> tuple:

@@ -41,19 +41,26 @@ def resample_means(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     return counts @ values.T / m
 
 
+def bootstrap_blocks(n: int, resamples: int, seed: int):
+    """The rows of bootstrap_indices(n, resamples, seed) in blocks of at most _BLOCK_CELLS cells (bounded memory):
+    yields (lo, hi, idx), idx being rows lo..hi-1."""
+    if n == 0:
+        raise ValueError("no sentences to resample")
+    rng = np.random.default_rng(seed)
+    block = max(1, min(resamples, _BLOCK_CELLS // n))
+    for lo in range(0, resamples, block):
+        hi = min(resamples, lo + block)
+        yield lo, hi, rng.integers(0, n, size=(hi - lo, n))
+
+
 def bootstrap_means(values: np.ndarray, resamples: int, seed: int) -> np.ndarray:
     """(resamples, S) bootstrap means of every system, paired: equal to
     ``resample_means(values, bootstrap_indices(n, resamples, seed))`` but in blocks (bounded memory)."""
     values = np.asarray(values, dtype=np.float64)
     S, n = values.shape
-    if n == 0:
-        raise ValueError("no sentences to resample")
-    rng = np.random.default_rng(seed)
     out = np.empty((resamples, S), dtype=np.float64)
-    block = max(1, min(resamples, _BLOCK_CELLS // n))
-    for lo in range(0, resamples, block):
-        hi = min(resamples, lo + block)
-        out[lo:hi] = resample_means(values, rng.integers(0, n, size=(hi - lo, n)))
+    for lo, hi, idx in bootstrap_blocks(n, resamples, seed):
+        out[lo:hi] = resample_means(values, idx)
     return out
 
 

@@ -1,0 +1,101 @@
+"""errant_compare's span-based F0.5 as a metric of the registry (name "errant"; higher is better).
+
+The system's edits source -> hypothesis and each reference's edits source -> reference are extracted by the
+language's annotator exactly as `peet-fast compare --src SRC --hyp HYP --ref REF ...` extracts them
+(peet_fast.compare_inputs.sentences_from_parallel: what `peet-fast m2` writes), and scored by
+peet_fast.metrics.span.compare_edits: per sentence, the reference whose edits give the best running corpus F is
+chosen, as errant_compare does. Per-sentence statistics, shape (n, 3): the chosen pair's TP, FP, FN. The corpus
+score is F_beta of their sums, rounded to 4 decimals as errant_compare prints it; over all the sentences in order it
+is `compare`'s figure. A resample scores its sentences' counts as they were chosen over the whole corpus (the
+choice is not redone per resample).
+
+EvalSet use: sources (required), references, annotator, options["lang"] ("en" by default: span rules of
+peet_fast.languages.span_rules)."""
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from peet_fast.metrics.base import EvalSet, Metric, register
+
+
+@register
+class Errant(Metric):
+    name = "errant"
+    title = "ERRANT F0.5"
+    label = "ERRANT F0.5"
+    higher_is_better = True
+    needs_sources = True
+    fmt = ".4f"
+
+    def __init__(self, beta: float = 0.5, mode: str = "cs"):
+        self.beta = beta
+        self.mode = mode
+        if beta != 0.5:
+            self.title = self.label = f"ERRANT F{beta}"
+        self._refs: tuple = (None, None)        # (EvalSet, its reference sentences): extracted once per EvalSet
+
+    def reference_sentences(self, data: EvalSet) -> list[dict]:
+        """The references' edits per sentence ({annotator id: edits}, ids 0, 1, ... in reference order)."""
+        from peet_fast.compare_inputs import sentences_from_parallel
+
+        if self._refs[0] is not data:
+            if data.sources is None:
+                raise ValueError("the errant metric needs the source sentences (EvalSet.sources)")
+            n = len(data.sources)
+            per_sentence = [[r[i] for r in data.references] for i in range(n)]
+            refs = sentences_from_parallel(data.annotator(), list(data.sources), [[] for _ in range(n)],
+                                           per_sentence)[1]
+            self._refs = (data, refs)
+        return self._refs[1]
+
+    def hypothesis_sentences(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[list[dict]]:
+        """Each system's edits per sentence ({0: edits}, or {} without edits), all systems in one annotation batch."""
+        from peet_fast.compare_inputs import sentences_from_parallel
+
+        n = len(data.sources)
+        pooled = sentences_from_parallel(data.annotator(), list(data.sources),
+                                         [[h[i] for h in hyps] for i in range(n)], [[] for _ in range(n)])[0]
+        return [[{0: sent[s]} if s in sent else {} for sent in pooled] for s in range(len(hyps))]
+
+    def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
+        return self.system_stats([hyp], data)[0]
+
+    def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
+        from peet_fast.languages import span_rules
+        from peet_fast.metrics.span import compare_edits
+
+        refs = self.reference_sentences(data)
+        rules = span_rules(data.options.get("lang", "en"))
+        out = []
+        for hyp in self.hypothesis_sentences(hyps, data):
+            result = compare_edits(hyp, refs, beta=self.beta, mode=self.mode, **rules)
+            out.append(np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3))
+        return out
+
+    def corpus_score(self, stats: np.ndarray) -> float:
+        from peet_fast.metrics.span import f_score
+
+        tp, fp, fn = (int(x) for x in np.asarray(stats, dtype=np.float64).reshape(-1, 3).sum(axis=0))
+        return f_score(tp, fp, fn, self.beta)[2]
+
+    def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return self.bootstrap_systems([stats], idx)[:, 0]
+
+    def bootstrap_systems(self, stats: Sequence[np.ndarray], idx: np.ndarray) -> np.ndarray:
+        """Each resample's summed counts (one matrix product per system; integer sums are exact in float64), then
+        the F of corpus_score."""
+        from peet_fast.metrics.span import f_score
+
+        k, m = idx.shape
+        out = np.empty((k, len(stats)), dtype=np.float64)
+        if not len(stats):
+            return out
+        n = len(stats[0])
+        flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
+        counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+        for s, st in enumerate(stats):
+            sums = counts @ np.asarray(st, dtype=np.float64).reshape(-1, 3)
+            out[:, s] = [f_score(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in sums]
+        return out

@@ -1,0 +1,82 @@
+"""PEET as a metric of the registry (name "peet"): predicted post-editing seconds per sentence, the minimum over the
+references, and a system's PEET is their mean (peet_fast.scoring; lower is better).
+
+Per-sentence statistics, shape (n, 1 + F): column 0 the predicted seconds (the minimum over the references), then
+the F features of the model's feature set (peet_fast.en.features.feature_names order) of the pair giving that
+minimum, NumWordsS among them (the MO words the per-word figures divide by). The corpus score is the mean of column 0
+(math.fsum, as `score` and `rank` compute it); the bootstrap is the mean over each resample
+(peet_fast.metrics.stats.resample_means, so a (S, n) batch of systems is resampled exactly as `rank` always has).
+
+EvalSet use: references (the post-edits), annotator (the English annotator), options["model"] (a
+peet_fast.model.Model; the published model when absent) and options["on_chunk"] (called with each
+peet_fast.scoring.Chunk, e.g. for progress)."""
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import numpy as np
+
+from peet_fast.metrics.base import EvalSet, Metric, register
+
+
+@register
+class PEET(Metric):
+    name = "peet"
+    title = "PEET (s)"
+    label = "PEET"
+    higher_is_better = False
+    fmt = ".3f"
+
+    def __init__(self, model=None):
+        self.model = model
+
+    def model_for(self, data: EvalSet):
+        """The model: the metric's own, else data.options["model"], else the published one."""
+        from peet_fast.model import load_model
+
+        model = self.model if self.model is not None else data.options.get("model")
+        return model if model is not None else load_model()
+
+    def columns(self, data: EvalSet) -> list[str]:
+        """The names of the statistics' columns: "seconds", then the model's features."""
+        from peet_fast.en.features import feature_names
+
+        return ["seconds", *feature_names(self.model_for(data).feature_set)]
+
+    def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
+        return self.system_stats([hyp], data)[0]
+
+    def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
+        """All systems x references of a chunk in one annotation batch (peet_fast.scoring.score_chunks)."""
+        from peet_fast.scoring import score_chunks
+
+        if data.annotator is None:
+            raise ValueError("the peet metric needs an annotator (EvalSet.annotator)")
+        model = self.model_for(data)
+        names = self.columns(data)[1:]
+        on_chunk = data.options.get("on_chunk")
+        parts: list[np.ndarray] = []
+        for ch in score_chunks(data.annotator(), model, hyps, data.references):
+            parts.append(np.concatenate([ch.seconds[:, :, None],
+                                         np.stack([ch.features[k] for k in names], axis=2)], axis=2))
+            if on_chunk is not None:
+                on_chunk(ch)
+        if not parts:
+            return [np.zeros((0, 1 + len(names))) for _ in hyps]
+        whole = np.concatenate(parts, axis=1)
+        return [np.ascontiguousarray(whole[s]) for s in range(len(hyps))]
+
+    def corpus_score(self, stats: np.ndarray) -> float:
+        stats = np.asarray(stats, dtype=np.float64)
+        if len(stats) == 0:
+            return float("nan")
+        return math.fsum(stats[:, 0].tolist()) / len(stats)
+
+    def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        return self.bootstrap_systems([stats], idx)[:, 0]
+
+    def bootstrap_systems(self, stats: Sequence[np.ndarray], idx: np.ndarray) -> np.ndarray:
+        from peet_fast.metrics.stats import resample_means
+
+        return resample_means(np.stack([np.asarray(s, dtype=np.float64)[:, 0] for s in stats]), idx)
