@@ -25,6 +25,7 @@ MODULES: dict[str, str] = {
     "peet": "peet_fast.metrics.peet",
     "wer": "peet_fast.metrics.wer",
     "errant": "peet_fast.metrics.errant",
+    "gleu": "peet_fast.metrics.gleu",
 }
 
 REGISTRY: dict[str, type["Metric"]] = {}

@@ -293,7 +293,7 @@ def test_annotator_references_by_hand():
                         "A 1 3|||R|||y|||REQUIRED|||-NONE-|||0"], "o.m2")
     with pytest.raises(InputError) as exc:
         annotator_references(overlap, "o.m2")
-    assert exc.value.path == "o.m2" and exc.value.line == 2 and "overlapping" in str(exc.value)
+    assert exc.value.path == "o.m2" and exc.value.line == 2 and "overlap" in str(exc.value)
 
 
 def test_m2_detection(tmp_path):
