@@ -188,36 +188,6 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
                               filt=list(filt))
 
 
-def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[str],
-         hypotheses: Sequence[str] | Mapping[str, Sequence[str]], *, n: int = 4, iterations: int = 500):
-    """GLEU as `peet-fast gleu` (compute_gleu of cnap/gec-ranking, 2016 update) computes it. sources: the source
-    sentences; references: a list of reference sets, each line-aligned with sources (a plain list of strings is one
-    reference); hypotheses: one system's sentences, or a mapping of system name to sentences. n, iterations:
-    compute_gleu's -n and --iter. Returns a metrics.gleu.GleuResult (a dict of them by name for a mapping):
-    .score is the corpus GLEU compute_gleu prints ('%f'), .std/.low/.high its -d overall figures, .iterations each
-    iteration's corpus GLEU, .sentences an (n, 4) array of each sentence's mean, deviation and 95% interval over
-    the references (-d's sentence lines)."""
-    from peet_fast.metrics import gleu as G
-
-    G.check_options(n, iterations)
-    refs = [references] if references and isinstance(references[0], str) else list(references)
-    if not refs:
-        raise InputError("references", "give at least one reference")
-    systems = dict(hypotheses) if isinstance(hypotheses, Mapping) else {"hypotheses": hypotheses}
-    if not systems:
-        raise InputError("hypotheses", "give at least one system")
-    named = {"sources": sources, **{f"references[{k}]": r for k, r in enumerate(refs)}}
-    named.update({("hypotheses" if not isinstance(hypotheses, Mapping) else f"hypotheses[{name!r}]"): h
-                  for name, h in systems.items()})
-    _aligned(named)
-    prepared = G.References(G.tokens_of(sources), [G.tokens_of(r) for r in refs])
-    picks = G.draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
-    selection = G.selection_matrix(picks, prepared.n_refs)
-    results = {name: G.score_system(prepared, G.tokens_of(h), n, iterations, picks=picks, selection=selection)
-               for name, h in systems.items()}
-    return results if isinstance(hypotheses, Mapping) else results["hypotheses"]
-
-
 @dataclass
 class EvalResult:
     """What `evaluate` returns: `systems`, one row per system (in the order given) with a column per metric, its
@@ -291,3 +261,31 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     frame = pd.DataFrame({"system": names, **{m.name: [m.corpus_score(stats[m.name][n]) for n in names]
                                                for m in objs}})
     return EvalResult(frame, stats, {m.name: m for m in objs})
+def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[str],
+         hypotheses: Sequence[str] | Mapping[str, Sequence[str]], *, n: int = 4, iterations: int = 500):
+    """GLEU as `peet-fast gleu` (compute_gleu of cnap/gec-ranking, 2016 update) computes it. sources: the source
+    sentences; references: a list of reference sets, each line-aligned with sources (a plain list of strings is one
+    reference); hypotheses: one system's sentences, or a mapping of system name to sentences. n, iterations:
+    compute_gleu's -n and --iter. Returns a metrics.gleu.GleuResult (a dict of them by name for a mapping):
+    .score is the corpus GLEU compute_gleu prints ('%f'), .std/.low/.high its -d overall figures, .iterations each
+    iteration's corpus GLEU, .sentences an (n, 4) array of each sentence's mean, deviation and 95% interval over
+    the references (-d's sentence lines)."""
+    from peet_fast.metrics import gleu as G
+
+    G.check_options(n, iterations)
+    refs = [references] if references and isinstance(references[0], str) else list(references)
+    if not refs:
+        raise InputError("references", "give at least one reference")
+    systems = dict(hypotheses) if isinstance(hypotheses, Mapping) else {"hypotheses": hypotheses}
+    if not systems:
+        raise InputError("hypotheses", "give at least one system")
+    named = {"sources": sources, **{f"references[{k}]": r for k, r in enumerate(refs)}}
+    named.update({("hypotheses" if not isinstance(hypotheses, Mapping) else f"hypotheses[{name!r}]"): h
+                  for name, h in systems.items()})
+    _aligned(named)
+    prepared = G.References(G.tokens_of(sources), [G.tokens_of(r) for r in refs])
+    picks = G.draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
+    selection = G.selection_matrix(picks, prepared.n_refs)
+    results = {name: G.score_system(prepared, G.tokens_of(h), n, iterations, picks=picks, selection=selection)
+               for name, h in systems.items()}
+    return results if isinstance(hypotheses, Mapping) else results["hypotheses"]

@@ -130,46 +130,42 @@ def _alignment_of(line: str, path: str, no: int) -> int:
     return int(j) if j else 0
 
 
-# Edit types not applied to the source when an annotator's corrected sentence is built: noop (no correction). Every
-# other edit is applied as the gold writes it (CoNLL-14's Um "unclear meaning" edits included, as the M2 scorer
-# counts them; errant's corr_from_m2 would skip Um and UNK). On official-2014.combined.m2 this gives exactly the
-# references benchmarks/rank_corpora.py has always used.
-UNAPPLIED_TYPES = frozenset({"noop"})
-
-
 def annotator_ids(blocks: Sequence[M2Block]) -> list[int]:
-    """The annotator ids of a gold M2, sorted (every id on an A line of any block, noop lines included); [0] when
-    no block has an A line."""
-    ids = sorted({e.annotator for b in blocks for e in b.edits})
-    return ids or [0]
+    """The annotator ids of the blocks' A lines (noop lines included), ascending; [0] when there are none."""
+    return sorted({e.annotator for b in blocks for e in b.edits}) or [0]
 
 
 def corrected_tokens(block: M2Block, annotator: int, path: str = "<m2>") -> list[str]:
-    """One annotator's corrected sentence of a block: its edits (the first alignment's; noop left out:
-    UNAPPLIED_TYPES) applied to the S tokens from left to right (sorted by start and end, file order kept among
-    equal spans); a correction of ``-NONE-`` or nothing deletes the span. An annotator without an edit in the block
-    leaves the sentence unchanged. Two overlapping edits of the annotator are refused (InputError naming the file
-    and the block's S line)."""
-    edits = sorted((e for e in block.edits if e.annotator == annotator and e.alignment == 0 and e.start >= 0
-                    and e.type not in UNAPPLIED_TYPES), key=lambda e: (e.start, e.end))
-    out: list[str] = []
-    pos = 0
-    for e in edits:
-        if e.start < pos:
-            raise InputError(path, f"annotator {annotator} has overlapping edits in this block ({e.start} {e.end} "
-                                   f"starts before {pos}); its corrected sentence is undefined", block.line)
-        out.extend(block.source[pos:e.start])
-        if e.cor != "-NONE-":
-            out.extend(e.cor.split())
-        pos = e.end
-    out.extend(block.source[pos:])
-    return out
+    """The block's source tokens with one annotator's edits applied in file order (noop lines skipped; a
+    correction ``-NONE-`` or empty deletes; several insertions at one position keep their file order). A sentence
+    the annotator did not edit is its source. Edits of one annotator that overlap are refused (InputError naming
+    the block's S line)."""
+    tokens = list(block.source)
+    offset = 0
+    end = 0
+    for e in block.edits:
+        if e.annotator != annotator or e.start < 0:
+            continue
+        if e.start < end:
+            raise InputError(path, f"annotator {annotator}'s edits overlap (tokens {e.start}-{e.end} and an edit "
+                                   f"ending at {end}); cannot apply them", block.line)
+        cor = [] if e.cor.strip() in ("", "-NONE-") else e.cor.split()
+        tokens[e.start + offset:e.end + offset] = cor
+        offset += len(cor) - (e.end - e.start)
+        end = e.end
+    return tokens
+
+
+def annotator_corrections(blocks: Sequence[M2Block], path: str = "<m2>") -> dict[int, list[str]]:
+    """Each annotator's corrected sentences (tokens joined by single spaces), one per block, by annotator id (the
+    references a gold M2 gives to GLEU, WER or PEET; e.g. CoNLL-14's two annotators)."""
+    return {a: [" ".join(corrected_tokens(b, a, path)) for b in blocks] for a in annotator_ids(blocks)}
 
 
 def annotator_references(blocks: Sequence[M2Block], path: str = "<m2>") -> list[list[str]]:
-    """The reference sets of a gold M2: per annotator (annotator_ids order) the corrected sentence of every block
-    (corrected_tokens, tokens joined by single spaces), line-aligned with the blocks."""
-    return [[" ".join(corrected_tokens(b, a, path)) for b in blocks] for a in annotator_ids(blocks)]
+    """The reference sets a gold M2 gives (`rank --ref GOLD.m2`, peet_fast.evaluate(gold=...)): annotator_corrections
+    as a list, one set of corrected sentences per annotator in ascending id order, line-aligned with the blocks."""
+    return list(annotator_corrections(blocks, path).values())
 
 
 def looks_like_m2(path: str) -> bool:
@@ -195,8 +191,3 @@ def looks_like_m2(path: str) -> bool:
         return False
     k = lines.index(body[0])
     return any(line.startswith("A ") for line in body) or any(not line.strip() for line in lines[k:len(lines) - 1])
-
-
-def annotator_corrections(blocks: Sequence[M2Block], path: str = "<m2>") -> dict[int, list[str]]:
-    """annotator_references by annotator id: {id: that annotator's corrected sentences, one per block}."""
-    return dict(zip(annotator_ids(blocks), annotator_references(blocks, path)))

@@ -313,7 +313,7 @@ A 1 2|||SVA|||goes|||REQUIRED|||-NONE-|||0
     assert got == {0: ["The cat sat on the mat .", "Nothing to do .", "He goes ."],
                    1: ["The dog sat on a big mat in the house .", "Nothing to do .", "He go ."]}
     overlapping = "S a b c\nA 0 2|||X|||x|||REQUIRED|||-NONE-|||0\nA 1 3|||X|||y|||REQUIRED|||-NONE-|||0\n"
-    with pytest.raises(InputError, match="<m2>:1: annotator 0 has overlapping edits"):
+    with pytest.raises(InputError, match="<m2>:1: annotator 0's edits overlap"):
         annotator_corrections(parse_m2(overlapping.splitlines()))
 
 

@@ -293,7 +293,7 @@ def test_annotator_references_by_hand():
                         "A 1 3|||R|||y|||REQUIRED|||-NONE-|||0"], "o.m2")
     with pytest.raises(InputError) as exc:
         annotator_references(overlap, "o.m2")
-    assert exc.value.path == "o.m2" and exc.value.line == 2 and "overlapping" in str(exc.value)
+    assert exc.value.path == "o.m2" and exc.value.line == 2 and "overlap" in str(exc.value)
 
 
 def test_m2_detection(tmp_path):
@@ -482,3 +482,33 @@ def test_api_evaluate_with_a_gold_m2(annotator):
     assert [get_metric("errant").corpus_score(x) for x in direct] == ev.systems["errant"].tolist()
     with pytest.raises(InputError, match="errant metric needs the source sentences"):
         peet_fast.evaluate({"a": ["x"]}, [["y"]], metrics=["errant"])
+
+
+# --- gleu (issue 20, point 3) through rank ----------------------------------------------------------------------------
+
+def gleu_printed(capsys, src, refs, hyps) -> dict:
+    """`peet-fast gleu`'s printed scores (compute_gleu's lines: file score), by file stem."""
+    rc, out, err = run_cli(capsys, "gleu", "-s", src, "-r", *refs, "-o", *hyps)
+    assert rc == 0, err
+    return {Path(line.split()[0]).stem: line.split()[1] for line in out.splitlines()}
+
+
+@pytest.mark.skipif("gleu" not in base.metric_names(), reason="the gleu metric is not in this checkout")
+def test_rank_gleu_equals_the_gleu_command(capsys, tmp_path, gold_files):
+    summary = tmp_path / "s.json"
+    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--src", SRC, "--metric", "gleu",
+                           "wer", *HUMAN, "--bootstrap", "100", "--summary", summary)
+    assert rc == 0, err
+    s = json.loads(summary.read_text("utf-8"))
+    expected = gleu_printed(capsys, SRC, REFS, SYSTEMS)
+    assert {x["name"]: f"{x['metrics']['gleu']['score']:.6f}" for x in s["systems"]} == expected
+    assert set(s["correlation"]) == {"systems", "gleu", "wer"}
+    # a gold M2: the S lines as the sources and each annotator's corrected sentences as the references
+    d = gold_files
+    hyps = [d / f"{n}.txt" for n in GOLD_HYPS]
+    rc, _, err = run_cli(capsys, "rank", "--hyp", *hyps, "--ref", d / "gold.m2", "--metric", "gleu",
+                         "--bootstrap", "100", "--summary", summary)
+    assert rc == 0, err
+    s = json.loads(summary.read_text("utf-8"))
+    expected = gleu_printed(capsys, d / "src.txt", [d / "ref0.txt", d / "ref1.txt"], hyps)
+    assert {x["name"]: f"{x['metrics']['gleu']['score']:.6f}" for x in s["systems"]} == expected
