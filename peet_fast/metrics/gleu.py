@@ -395,7 +395,8 @@ def _gleu_array(sums: np.ndarray, n: int) -> np.ndarray:
 
 @register
 class GleuMetric(Metric):
-    """GLEU (cnap/gec-ranking compute_gleu, 2016 update). sentence_stats: (n, iterations, 10) int32, sentence i's
+    """GLEU (cnap/gec-ranking compute_gleu, 2016 update). sentence_stats: (n, iterations, 10) int16 (int32 when a
+    sentence is longer than 32,767 tokens), sentence i's
     statistics against the reference iteration j drew for it; corpus_score: the mean over the iterations of the
     corpus GLEU, compute_gleu's printed figure. Options: n (compute_gleu's -n), iterations (--iter)."""
     name = "gleu"
@@ -421,7 +422,8 @@ class GleuMetric(Metric):
                                      f"({', '.join(str(len(r)) for r in data.references)}) differ in length")
         refs, picks = self._prepared(data)
         pairs = refs.pair_stats(tokens_of(hyp))
-        return pairs[np.arange(len(hyp))[:, None], picks.T].astype(np.int32)
+        dtype = np.int16 if pairs.size == 0 or pairs.max() <= np.iinfo(np.int16).max else np.int32
+        return pairs[np.arange(len(hyp))[:, None], picks.T].astype(dtype)
 
     def _prepared(self, data: EvalSet) -> tuple[References, np.ndarray]:
         """The prepared references and draws of data, kept for the next system scored on the same EvalSet."""
@@ -439,13 +441,16 @@ class GleuMetric(Metric):
         idx = np.asarray(idx)
         B, m = idx.shape
         n = stats.shape[0]
-        flat = stats.reshape(n, -1).astype(np.float64)
+        # float32 products are exact while every possible sum is below 2**24 (m rows, each at most the maximum)
+        exact32 = stats.size == 0 or m * int(stats.max()) < 2 ** 24
+        dtype = np.float32 if exact32 else np.float64
+        flat = stats.reshape(n, -1).astype(dtype)
         out = np.empty(B, dtype=np.float64)
         chunk = max(1, 4_000_000 // max(flat.shape[1], 1))
         for lo in range(0, B, chunk):
             part = idx[lo:lo + chunk]
             counts = np.bincount((part + np.arange(len(part))[:, None] * n).ravel(),
-                                 minlength=len(part) * n).reshape(len(part), n).astype(np.float64)
+                                 minlength=len(part) * n).reshape(len(part), n).astype(dtype)
             sums = np.rint(counts @ flat).reshape(len(part), -1, K)
             out[lo:lo + len(part)] = _gleu_array(sums, self.n).mean(axis=1)
         return out
