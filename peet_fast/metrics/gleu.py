@@ -117,17 +117,18 @@ class References:
         ids = [self._positions(t, ln) for t, ln in zip(toks, lengths)]
         gram_ids = [t.copy() for t in toks]
         for o in range(2, ORDER + 1):
-            keys = []
+            positions, keys = [], []
             for t, (sent_of, left), g in zip(toks, ids, gram_ids):
-                pos = np.flatnonzero(left >= o)
-                keys.append(g[pos] * V + t[pos + o - 1])
-            uniq = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+                positions.append(np.flatnonzero(left >= o))
+                keys.append(g[positions[-1]] * V + t[positions[-1] + o - 1])
+            uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
             self.grams.append(uniq)
             self.sizes.append(max(len(uniq), 1))
+            start = 0
             for k, (t, (sent_of, left)) in enumerate(zip(toks, ids)):
                 g = np.full(len(t), -1, dtype=np.int64)
-                pos = np.flatnonzero(left >= o)
-                g[pos] = np.searchsorted(uniq, keys[k])
+                g[positions[k]] = inverse.reshape(-1)[start:start + len(positions[k])]
+                start += len(positions[k])
                 gram_ids[k] = g
                 self._tables_add(k, o, sent_of, g)
         for k, (t, (sent_of, left)) in enumerate(zip(toks, ids)):
