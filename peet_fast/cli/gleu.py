@@ -43,6 +43,8 @@ def run(args) -> int:
     sources = G.tokens_of(G.read_gleu_lines(args.source))
     refs = [G.tokens_of(G.read_gleu_lines(r)) for r in args.reference]
     counts = [(args.source, len(sources))] + [(r, len(t)) for r, t in zip(args.reference, refs)]
+    if args.hypothesis.count("-") > 1:
+        raise InputError("-o", "standard input ('-') can be read once; give '-' once")
     hyps = []
     stdin_data = None
     for path in args.hypothesis:

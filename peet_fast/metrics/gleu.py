@@ -424,7 +424,7 @@ class GleuMetric(Metric):
         refs, picks = self._prepared(data)
         pairs = refs.pair_stats(tokens_of(hyp))
         dtype = np.int16 if pairs.size == 0 or pairs.max() <= np.iinfo(np.int16).max else np.int32
-        return pairs[np.arange(len(hyp))[:, None], picks.T].astype(dtype)
+        return pairs.astype(dtype)[np.arange(len(hyp))[:, None], picks.T]
 
     def _prepared(self, data: EvalSet) -> tuple[References, np.ndarray]:
         """The prepared references and draws of data, kept for the next system scored on the same EvalSet."""

@@ -287,7 +287,8 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
              (["-s", "short.txt", "-r", "ref0.txt", "-o", "hyp.txt"], "short.txt: the files differ in line count"),
              (base + ["hyp.txt", "-n", "0"], "-n: the n-gram order must be an integer of at least 1"),
              (base + ["hyp.txt", "--iter", "0"], "--iter: the number of iterations must be"),
-             (["-s", "empty.txt", "-r", "empty.txt", "-o", "empty.txt"], "empty.txt: no sentences")]
+             (["-s", "empty.txt", "-r", "empty.txt", "-o", "empty.txt"], "empty.txt: no sentences"),
+             (base + ["-", "-"], "-o: standard input ('-') can be read once")]
     for args, message in cases:
         status, out, err = _bad(args, tmp_path, capsys, monkeypatch)
         assert status == 2, args
