@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, no_lines
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -43,6 +43,8 @@ def run(args) -> int:
     sources = G.tokens_of(G.read_gleu_lines(args.source))
     refs = [G.tokens_of(G.read_gleu_lines(r)) for r in args.reference]
     counts = [(args.source, len(sources))] + [(r, len(t)) for r, t in zip(args.reference, refs)]
+    if args.hypothesis.count("-") > 1:
+        raise InputError("-o", "standard input ('-') can be read once; give '-' once")
     hyps = []
     stdin_data = None
     for path in args.hypothesis:
@@ -57,6 +59,8 @@ def run(args) -> int:
     if len({c for _, c in counts}) > 1:
         detail = ", ".join(f"{p}: {c} lines" for p, c in counts)
         raise InputError(counts[0][0], f"the files differ in line count ({detail})")
+    if not sources:
+        raise no_lines([p for p, _ in counts])
     prepared = G.References(sources, refs)
     picks = G.draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))
     selection = G.selection_matrix(picks, len(refs))

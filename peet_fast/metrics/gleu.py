@@ -117,17 +117,18 @@ class References:
         ids = [self._positions(t, ln) for t, ln in zip(toks, lengths)]
         gram_ids = [t.copy() for t in toks]
         for o in range(2, ORDER + 1):
-            keys = []
+            positions, keys = [], []
             for t, (sent_of, left), g in zip(toks, ids, gram_ids):
-                pos = np.flatnonzero(left >= o)
-                keys.append(g[pos] * V + t[pos + o - 1])
-            uniq = np.unique(np.concatenate(keys)) if keys else np.zeros(0, np.int64)
+                positions.append(np.flatnonzero(left >= o))
+                keys.append(g[positions[-1]] * V + t[positions[-1] + o - 1])
+            uniq, inverse = np.unique(np.concatenate(keys), return_inverse=True)
             self.grams.append(uniq)
             self.sizes.append(max(len(uniq), 1))
+            start = 0
             for k, (t, (sent_of, left)) in enumerate(zip(toks, ids)):
                 g = np.full(len(t), -1, dtype=np.int64)
-                pos = np.flatnonzero(left >= o)
-                g[pos] = np.searchsorted(uniq, keys[k])
+                g[positions[k]] = inverse.reshape(-1)[start:start + len(positions[k])]
+                start += len(positions[k])
                 gram_ids[k] = g
                 self._tables_add(k, o, sent_of, g)
         for k, (t, (sent_of, left)) in enumerate(zip(toks, ids)):
@@ -395,7 +396,8 @@ def _gleu_array(sums: np.ndarray, n: int) -> np.ndarray:
 
 @register
 class GleuMetric(Metric):
-    """GLEU (cnap/gec-ranking compute_gleu, 2016 update). sentence_stats: (n, iterations, 10) int32, sentence i's
+    """GLEU (cnap/gec-ranking compute_gleu, 2016 update). sentence_stats: (n, iterations, 10) int16 (int32 when a
+    sentence is longer than 32,767 tokens), sentence i's
     statistics against the reference iteration j drew for it; corpus_score: the mean over the iterations of the
     corpus GLEU, compute_gleu's printed figure. Options: n (compute_gleu's -n), iterations (--iter)."""
     name = "gleu"
@@ -421,7 +423,8 @@ class GleuMetric(Metric):
                                      f"({', '.join(str(len(r)) for r in data.references)}) differ in length")
         refs, picks = self._prepared(data)
         pairs = refs.pair_stats(tokens_of(hyp))
-        return pairs[np.arange(len(hyp))[:, None], picks.T].astype(np.int32)
+        dtype = np.int16 if pairs.size == 0 or pairs.max() <= np.iinfo(np.int16).max else np.int32
+        return pairs.astype(dtype)[np.arange(len(hyp))[:, None], picks.T]
 
     def _prepared(self, data: EvalSet) -> tuple[References, np.ndarray]:
         """The prepared references and draws of data, kept for the next system scored on the same EvalSet."""
@@ -439,13 +442,16 @@ class GleuMetric(Metric):
         idx = np.asarray(idx)
         B, m = idx.shape
         n = stats.shape[0]
-        flat = stats.reshape(n, -1).astype(np.float64)
+        # float32 products are exact while every possible sum is below 2**24 (m rows, each at most the maximum)
+        exact32 = stats.size == 0 or m * int(stats.max()) < 2 ** 24
+        dtype = np.float32 if exact32 else np.float64
+        flat = stats.reshape(n, -1).astype(dtype)
         out = np.empty(B, dtype=np.float64)
         chunk = max(1, 4_000_000 // max(flat.shape[1], 1))
         for lo in range(0, B, chunk):
             part = idx[lo:lo + chunk]
             counts = np.bincount((part + np.arange(len(part))[:, None] * n).ravel(),
-                                 minlength=len(part) * n).reshape(len(part), n).astype(np.float64)
+                                 minlength=len(part) * n).reshape(len(part), n).astype(dtype)
             sums = np.rint(counts @ flat).reshape(len(part), -1, K)
             out[lo:lo + len(part)] = _gleu_array(sums, self.n).mean(axis=1)
         return out

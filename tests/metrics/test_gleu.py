@@ -276,6 +276,7 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
     for name in ("src.txt", "ref0.txt", "hyp.txt"):
         shutil.copy(CASES.HAND / name, tmp_path / name)
     (tmp_path / "short.txt").write_text("a\nb\n")
+    (tmp_path / "empty.txt").write_bytes(b"")
     (tmp_path / "bad.txt").write_bytes(b"ok\n" * 4 + b"caf\xe9\n" + b"ok\n" * 7)
     (tmp_path / "nul.txt").write_bytes(b"ok\n" * 2 + b"a\x00b\n" + b"ok\n" * 9)
     base = ["-s", "src.txt", "-r", "ref0.txt", "-o"]
@@ -285,7 +286,9 @@ def test_bad_input(tmp_path, capsys, monkeypatch):
              (base + ["nul.txt"], "nul.txt:3: contains a NUL byte"),
              (["-s", "short.txt", "-r", "ref0.txt", "-o", "hyp.txt"], "short.txt: the files differ in line count"),
              (base + ["hyp.txt", "-n", "0"], "-n: the n-gram order must be an integer of at least 1"),
-             (base + ["hyp.txt", "--iter", "0"], "--iter: the number of iterations must be")]
+             (base + ["hyp.txt", "--iter", "0"], "--iter: the number of iterations must be"),
+             (["-s", "empty.txt", "-r", "empty.txt", "-o", "empty.txt"], "empty.txt: no sentences"),
+             (base + ["-", "-"], "-o: standard input ('-') can be read once")]
     for args, message in cases:
         status, out, err = _bad(args, tmp_path, capsys, monkeypatch)
         assert status == 2, args
