@@ -162,9 +162,9 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
     if src is None:
         if not isinstance(hyp, str) or not isinstance(ref, str):
             raise InputError("hyp", "without src, hyp and ref are M2 texts (one string each)")
-        from peet_fast.formats.m2 import parse_m2
+        from peet_fast.formats.m2 import parse_m2, split_lines
 
-        blocks = C.check_m2_pair(parse_m2(hyp.splitlines(), "<hyp>"), parse_m2(ref.splitlines(), "<ref>"),
+        blocks = C.check_m2_pair(parse_m2(split_lines(hyp), "<hyp>"), parse_m2(split_lines(ref), "<ref>"),
                                  "<hyp>", "<ref>")
         if metric == "cleme":
             sents = C.cleme_from_m2(*blocks, "<hyp>", "<ref>")
