@@ -139,6 +139,8 @@ def run(args) -> int:
         with progress, lines_located(columns):
             found = C.parallel_sentences(annotator, src, hyp_t, refs_t, args.alignments)
         hyp, ref, texts = found.hyp, found.ref, found.sources
+        if src and not found.lines:        # every line blank: errant_compare reads its two empty M2 files as one
+            hyp, ref, texts = [{}], [{}], [""]  # empty sentence (-v shows it; the totals are 0 either way)
         note = C.blank_note("compare", args.src or args.hyp, src, found.lines)
         if note:
             print(note, file=sys.stderr)
