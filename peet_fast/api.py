@@ -131,7 +131,10 @@ def m2(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, la
 def edits(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, lang: str = "en",
           tokenize: bool = False, **options: Any) -> "list[list[Annotation]]":
     """The edits behind `m2` (same arguments): per orig sentence, per corrected version, an Annotation (source and
-    target tokens, kind "edits"/"noop", alignments: lists of SpanEdit(start, end, type, cor) as the M2 A lines)."""
+    target tokens, kind "edits"/"noop", alignments: lists of SpanEdit(start, end, type, cor) as the M2 A lines).
+    These are errant's Annotator.annotate edits for every pair: a blank orig line's are its insertions (`m2` writes
+    a noop block there, errant_parallel no block), and a correction keeps its tokens (``a |``) where errant_compare
+    reads the A line back as ``a `` (peet_fast.formats.m2.read_back; `compare` scores what is read back)."""
     targets = _targets(cors, orig)
     annotator = _annotator(lang, tokenize, options)
     n = len(targets[0])

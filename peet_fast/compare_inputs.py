@@ -3,7 +3,9 @@ the sentences peet_fast.metrics.span scores.
 
 Inputs: M2 files read strictly by peet_fast.formats.m2.read_m2 (load_m2_pair also refuses blocks whose S lines
 differ; metrics.span.m2_sentences turns the blocks into sentences), parallel text or ChERRANT ``id, source,
-targets...`` files annotated by a language's annotator (sentences_from_parallel: what ``peet-fast m2`` writes).
+targets...`` files annotated by a language's annotator (parallel_sentences: what ``peet-fast m2`` writes, as compare
+reads it back, and without the source lines the language's pipeline skips: the one-step paths equal the two-step
+pipeline).
 
 Deliberate departures from the tools, all on input the tools mishandle or by explicit request: malformed M2 (a span
 past the sentence or reversed, a non-integer annotator id, a block without an S line, a stray line) is refused where
