@@ -173,6 +173,26 @@ def test_edits_api_keeps_the_true_correction():
     assert [tuple(e) for e in ann.alignments[0]] == [(2, 2, "M:OTHER", "a |")]
 
 
+def test_zh_trailing_pipe_read_as_cherrant_reads(tmp_path, capsys):
+    """ChERRANT's compare reads an A line as errant_compare does, then removes the spaces of the correction: the
+    hypothesis's insertion, written 'x |' (line '...|||M|||x ||||REQUIRED...'), is read as 'x ' -> 'x', the
+    reference's 'x' -> 'x': one TP (hand-computed from ChERRANT's simplify_edits), on M2 and from parallel files."""
+    from conftest import FIXTURES
+
+    res = ("--cilin", str(FIXTURES / "zh" / "cilin.txt"), "--confusion", str(FIXTURES / "zh" / "confusion.txt"))
+    hyp, ref = tmp_path / "h.para", tmp_path / "r.para"
+    hyp.write_text("1\t他很好。\t他很好x|。\n", "utf-8")
+    ref.write_text("1\t他很好。\t他很好x。\n", "utf-8")
+    for para in (hyp, ref):
+        assert ours(capsys, "m2", "--lang", "zh", "-para", str(para), "-out", str(para.with_suffix(".m2")), *res)[0] == 0
+    assert "A 3 3|||M|||x ||||REQUIRED|||-NONE-|||0" in hyp.with_suffix(".m2").read_text("utf-8")
+    rc, out, _ = ours(capsys, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
+                      "-ref", str(ref.with_suffix(".m2")))
+    assert rc == 0 and totals(out)[:3] == (1, 0, 0)
+    rc, out2, _ = ours(capsys, "compare", "--lang", "zh", "--para", "--hyp", str(hyp), "--ref", str(ref), *res)
+    assert rc == 0 and out2 == out
+
+
 # --- 3. a blank source line ---------------------------------------------------------------------------------------------
 
 def test_issue_repro_blank_source_line(tmp_path, capsys, errant_parallel):
