@@ -94,10 +94,11 @@ def draw_references(n_sets: int, sample: int | None = None, seed: int | None = N
 
 
 def set_edits(annotator, src: Sequence[str], sets: Sequence[Sequence], alignments: str = "pool") -> list[list[dict]]:
-    """The edits of every set: per set, per sentence {candidate: [edit, ...]} as peet_fast.metrics.span scores them.
-    sets[x][k] is set x's target for sentence k, or a list of targets (the set's annotators). One annotation batch
-    (sentences_from_parallel): each source sentence is parsed once for all sets."""
-    from peet_fast.compare_inputs import sentences_from_parallel
+    """The edits of every set: per set, per scored sentence {candidate: [edit, ...]} as peet_fast.metrics.span scores
+    them. sets[x][k] is set x's target for sentence k, or a list of targets (the set's annotators). The sentences are
+    those the language's two-step pipeline scores (compare_inputs.parallel_sentences: English leaves out blank SRC
+    lines, as errant_parallel does). One annotation batch: each source sentence is parsed once for all sets."""
+    from peet_fast.compare_inputs import parallel_sentences
 
     owner: list[list[int]] = []              # per sentence: the set of each flat target
     flat: list[list[str]] = []
@@ -110,11 +111,11 @@ def set_edits(annotator, src: Sequence[str], sets: Sequence[Sequence], alignment
                 owners.append(x)
         flat.append(targets)
         owner.append(owners)
-    hyp, _ = sentences_from_parallel(annotator, src, flat, [[] for _ in src], alignments)
-    out: list[list[dict]] = [[{} for _ in src] for _ in sets]
-    for k, sent in enumerate(hyp):
+    found = parallel_sentences(annotator, src, flat, [[] for _ in src], alignments)
+    out: list[list[dict]] = [[{} for _ in found.lines] for _ in sets]
+    for i, (k, sent) in enumerate(zip(found.lines, found.hyp)):
         for key, edits in sent.items():
-            out[owner[k][_target(key)]][k][key] = edits
+            out[owner[k][_target(key)]][i][key] = edits
     return out
 
 
@@ -125,7 +126,7 @@ def _target(key: Hashable) -> int:
 
 def join_sets(edits: Sequence[Sequence[dict]], chosen: Sequence[int]) -> list[dict]:
     """Per sentence the candidates of the chosen sets, in that order (what one M2 file of those sets holds)."""
-    n = len(edits[0])
+    n = len(edits[0]) if edits else 0
     out = []
     for k in range(n):
         sent: dict = {}

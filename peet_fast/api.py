@@ -134,7 +134,10 @@ def m2(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, la
 def edits(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, lang: str = "en",
           tokenize: bool = False, **options: Any) -> "list[list[Annotation]]":
     """The edits behind `m2` (same arguments): per orig sentence, per corrected version, an Annotation (source and
-    target tokens, kind "edits"/"noop", alignments: lists of SpanEdit(start, end, type, cor) as the M2 A lines)."""
+    target tokens, kind "edits"/"noop", alignments: lists of SpanEdit(start, end, type, cor) as the M2 A lines).
+    These are errant's Annotator.annotate edits for every pair: a blank orig line's are its insertions (`m2` writes
+    a noop block there, errant_parallel no block), and a correction keeps its tokens (``a |``) where errant_compare
+    reads the A line back as ``a `` (peet_fast.formats.m2.read_back; `compare` scores what is read back)."""
     targets = _targets(cors, orig)
     annotator = _annotator(lang, tokenize, options)
     n = len(targets[0])
@@ -165,9 +168,9 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
     if src is None:
         if not isinstance(hyp, str) or not isinstance(ref, str):
             raise InputError("hyp", "without src, hyp and ref are M2 texts (one string each)")
-        from peet_fast.formats.m2 import parse_m2
+        from peet_fast.formats.m2 import parse_m2, split_lines
 
-        blocks = C.check_m2_pair(parse_m2(hyp.splitlines(), "<hyp>"), parse_m2(ref.splitlines(), "<ref>"),
+        blocks = C.check_m2_pair(parse_m2(split_lines(hyp), "<hyp>"), parse_m2(split_lines(ref), "<ref>"),
                                  "<hyp>", "<ref>")
         if metric == "cleme":
             sents = C.cleme_from_m2(*blocks, "<hyp>", "<ref>")

@@ -3,7 +3,9 @@ the sentences peet_fast.metrics.span scores.
 
 Inputs: M2 files read strictly by peet_fast.formats.m2.read_m2 (load_m2_pair also refuses blocks whose S lines
 differ; metrics.span.m2_sentences turns the blocks into sentences), parallel text or ChERRANT ``id, source,
-targets...`` files annotated by a language's annotator (sentences_from_parallel: what ``peet-fast m2`` writes).
+targets...`` files annotated by a language's annotator (parallel_sentences: what ``peet-fast m2`` writes, as compare
+reads it back, and without the source lines the language's pipeline skips: the one-step paths equal the two-step
+pipeline).
 
 Deliberate departures from the tools, all on input the tools mishandle or by explicit request: malformed M2 (a span
 past the sentence or reversed, a non-integer annotator id, a block without an S line, a stray line) is refused where
@@ -13,7 +15,7 @@ English mode too (errant would crash on them); ``alignments="separate"`` (not th
 alignment of a target as a candidate of its own instead of pooling them."""
 from __future__ import annotations
 
-from typing import Sequence
+from typing import NamedTuple, Sequence
 
 
 def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
@@ -47,27 +49,74 @@ def check_same_sources(hyp, ref, hyp_path: str, ref_path: str) -> None:
                                        f"({' '.join(h.source)[:60]!r} vs {' '.join(r.source)[:60]!r})", h.line)
 
 
-def sentences_from_parallel(annotator, src: Sequence[str], hyp: Sequence, refs: Sequence[Sequence[str]],
-                             alignments: str = "pool"):
-    """Parallel text -> (hyp sentences, ref sentences) through a language's annotator (peet_fast.load): exactly what
-    the annotator's M2 holds for SRC -> each target, read back. hyp: per sentence a hypothesis, or a list of them
-    (hyp annotators 0, 1, ...); refs: per sentence its references (any number: annotator ids 0, 1, ... in that
-    order). Alternative alignments of a target (Chinese) are pooled under its annotator id (alignments="pool": what
-    ChERRANT's compare does with its M2) or are candidates of their own ("separate"). One annotation batch: each
-    source sentence is parsed once."""
+class ParallelSentences(NamedTuple):
+    """What the two-step pipeline (the language's M2 writer, then its compare) scores for parallel text: hyp and
+    ref, per scored sentence {candidate: [edit, ...]}; lines, the 0-based index in SRC of each scored sentence;
+    sources, each scored sentence's ``S`` line text (its tokens joined by spaces: what compare -v shows)."""
+    hyp: list
+    ref: list
+    lines: list
+    sources: list
+
+
+def scored_lines(annotator, src: Sequence[str]) -> list[int]:
+    """The indices of the SRC lines the language's pipeline scores: every line, except (annotator.skips_blank_sources:
+    English) the lines that are empty once stripped, which errant_parallel skips without writing a block."""
+    if not getattr(annotator, "skips_blank_sources", False):
+        return list(range(len(src)))
+    return [k for k, line in enumerate(src) if line.strip()]
+
+
+def blank_note(command: str, path: str, src: Sequence[str], kept: Sequence[int]) -> str | None:
+    """The one stderr line saying that blank SRC lines were left out (None when none was): 'N blank source line(s)
+    not scored, as errant_parallel skips them (first: SRC:K)'."""
+    if len(kept) == len(src):
+        return None
+    kept_set = set(kept)
+    first = next(k for k in range(len(src)) if k not in kept_set) + 1
+    n = len(src) - len(kept)
+    return (f"peet-fast {command}: note: {n} blank source line{'s' if n > 1 else ''} not scored, as errant_parallel "
+            f"skips {'them' if n > 1 else 'it'} (first: {path}:{first})")
+
+
+def parallel_sentences(annotator, src: Sequence[str], hyp: Sequence, refs: Sequence[Sequence[str]],
+                       alignments: str = "pool") -> ParallelSentences:
+    """Parallel text -> what the language's two-step pipeline scores (see ParallelSentences): the annotator's M2 of
+    SRC -> each target, as compare reads it back. The SRC lines the pipeline skips (scored_lines) are left out, and
+    each correction is the one read back from its ``A`` line (peet_fast.formats.m2.read_back: a correction ending in
+    ``|`` is read as errant_compare reads it). hyp: per sentence a hypothesis, or a list of them (hyp annotators 0,
+    1, ...); refs: per sentence its references (any number: annotator ids 0, 1, ... in that order). Alternative
+    alignments of a target (Chinese) are pooled under its annotator id (alignments="pool": what ChERRANT's compare
+    does with its M2) or are candidates of their own ("separate"). One annotation batch: each source sentence is
+    parsed once."""
+    from peet_fast.formats.m2 import read_back
+
     if not (len(src) == len(hyp) == len(refs)):
         raise ValueError(f"src, hyp and refs differ in length ({len(src)}, {len(hyp)}, {len(refs)})")
-    hyps = [[h] if isinstance(h, str) else list(h) for h in hyp]
-    sides = (hyps, refs)
+    kept = scored_lines(annotator, src)
+    hyps = [[h] if isinstance(h, str) else list(h) for h in (hyp[k] for k in kept)]
+    sides = (hyps, [refs[k] for k in kept])
     order = _target_major(sides)
-    annotated = annotator.annotate_pairs([src[k] for _, k, _ in order],
+    annotated = annotator.annotate_pairs([src[kept[k]] for _, k, _ in order],
                                          [sides[side][k][j] for side, k, j in order])
-    out: tuple[list[dict], list[dict]] = ([{} for _ in src], [{} for _ in src])
+    out: tuple[list[dict], list[dict]] = ([{} for _ in kept], [{} for _ in kept])
+    sources: list = [None] * len(kept)
     for (side, k, j), ann in zip(order, annotated):
+        if sources[k] is None:
+            sources[k] = " ".join(ann.source)
         for a, alignment in enumerate(ann.alignments):
             if alignment:
-                out[side][k].setdefault(j if alignments == "pool" else (j, a), []).extend(alignment)
-    return out
+                edits = [e if "|" not in e[3] else (e[0], e[1], e[2], read_back(e[2], e[3])) for e in alignment]
+                out[side][k].setdefault(j if alignments == "pool" else (j, a), []).extend(edits)
+    sources = [" ".join(src[kept[k]].split()) if s is None else s for k, s in enumerate(sources)]
+    return ParallelSentences(out[0], out[1], kept, sources)
+
+
+def sentences_from_parallel(annotator, src: Sequence[str], hyp: Sequence, refs: Sequence[Sequence[str]],
+                             alignments: str = "pool"):
+    """(hyp sentences, ref sentences) of parallel_sentences (same arguments): one per scored SRC line."""
+    found = parallel_sentences(annotator, src, hyp, refs, alignments)
+    return found.hyp, found.ref
 
 
 def _target_major(sides) -> list[tuple[int, int, int]]:

@@ -17,6 +17,9 @@ annotator and never branch on the language:
   and spelling edits).
 - ``annotator.joiner``: the string that joins tokens back into text ("" or " "); ``annotator.scheme``: a short
   name of its annotation scheme for messages.
+- ``annotator.skips_blank_sources``: whether the language's official pipeline drops a blank source line (errant_parallel
+  writes no block for it, so errant_compare never scores it); the one-step scorers (``compare --src``,
+  ``agreement``) then leave such lines out too (peet_fast.compare_inputs.scored_lines).
 
 Imports are lazy: nothing here loads a language until it is asked for."""
 from __future__ import annotations
@@ -50,6 +53,7 @@ class Annotator(Protocol):
     lang: str
     joiner: str
     scheme: str
+    skips_blank_sources: bool
 
     def annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], *,
                        alternatives: bool = True) -> list[Annotation]: ...

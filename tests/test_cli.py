@@ -69,24 +69,51 @@ def test_m2_tokenise_byte_identical(tmp_path):
     assert out.read_bytes() == run_errant(tmp_path, orig, [cor], "-tok")
 
 
-def test_empty_orig_line_keeps_its_block(tmp_path, oracle):
-    origs = ["This are good .", "", "He go home ."]
-    cors = ["This is good .", "Hello world .", "He goes home ."]
+def test_empty_orig_line_keeps_a_noop_block(tmp_path, capsys):
+    """A blank orig line (also one of spaces only) gets a block, an S line with no tokens and errant's own noop line
+    per corrected file, where errant_parallel writes none: the other blocks are errant's, in place, and
+    errant_compare gives the same report on our two files as on errant_parallel's (the noop block scores nothing)."""
+    import contextlib
+    import io
+
+    from errant.commands import compare_m2
+    from errant.commands.parallel_to_m2 import noop_edit
+
+    def errant_compare(hyp, ref, *flags):
+        saved, sys.argv = sys.argv, ["errant_compare", "-hyp", str(hyp), "-ref", str(ref), *flags]
+        out = io.StringIO()
+        try:
+            with contextlib.redirect_stdout(out):
+                compare_m2.main()
+        finally:
+            sys.argv = saved
+        return out.getvalue()
+
+    origs = ["This are good .", "", "He go home .", "  "]
+    cors = [["This is good .", "Hello world .", "He goes home .", "Hi ."],
+            ["This is good .", "Bye .", "He went home .", ""]]
     orig = write(tmp_path / "o.txt", origs)
-    cor = write(tmp_path / "c.txt", cors)
-    rc, out = run_ours(tmp_path, orig, [cor])
+    files = [write(tmp_path / f"c{j}.txt", c) for j, c in enumerate(cors)]
+    capsys.readouterr()
+    rc, out = run_ours(tmp_path, orig, files)
     assert rc == 0
+    assert "2 blank orig lines (first: " in capsys.readouterr().err
     blocks = out.read_text("utf-8").split("\n\n")
     assert blocks[-1] == ""
     blocks = blocks[:-1]
-    assert len(blocks) == 3                          # errant_parallel would write 2 and shift the third up
-    ref_blocks = run_errant(tmp_path, orig, [cor]).decode("utf-8").split("\n\n")[:-1]
+    assert len(blocks) == 4                          # errant_parallel writes 2 and shifts the third up
+    ref_blocks = run_errant(tmp_path, orig, files).decode("utf-8").split("\n\n")[:-1]
     assert [blocks[0], blocks[2]] == ref_blocks      # the other blocks are errant's, in place
-    # the empty line's block: an S line with no tokens, then errant's own edits for "" -> "Hello world ."
-    edits = oracle.annotate(oracle.parse(""), oracle.parse("Hello world ."))
-    expected = ["S"] + [e.to_m2(0) for e in edits]
-    assert blocks[1].split("\n") == expected
-    assert len(edits) == 1 and (edits[0].o_start, edits[0].o_end, edits[0].c_str) == (0, 0, "Hello world .")
+    assert blocks[1].split("\n") == blocks[3].split("\n") == ["S", noop_edit(0), noop_edit(1)]
+    for j, hyp in enumerate(files):                  # each corrected file scored against the other
+        ours_hyp, ours_ref = tmp_path / "h.m2", tmp_path / "r.m2"
+        run_ours(tmp_path, orig, [hyp], out_name="h.m2")
+        run_ours(tmp_path, orig, [files[1 - j], hyp], out_name="r.m2")
+        e_hyp, e_ref = tmp_path / "eh.m2", tmp_path / "er.m2"
+        e_hyp.write_bytes(run_errant(tmp_path, orig, [hyp]))
+        e_ref.write_bytes(run_errant(tmp_path, orig, [files[1 - j], hyp]))
+        for flags in ([], ["-cat", "3"], ["-dt"]):
+            assert errant_compare(ours_hyp, ours_ref, *flags) == errant_compare(e_hyp, e_ref, *flags)
 
 
 def test_empty_orig_and_cor_is_noop(tmp_path):

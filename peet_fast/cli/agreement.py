@@ -74,8 +74,14 @@ def run(args) -> int:
     check_output(args.summary)
     seed = None if args.sample is None else (args.seed or 0)
     A.set_names(args.ref)
+    from peet_fast.compare_inputs import blank_note, scored_lines
+
     src, sets = A.read_para_sets(args.ref) if args.para else A.read_text_sets(args.src, args.ref)
-    result = A.agreement(load_annotator(args, args.lang), src, sets, args.ref, sample=args.sample, seed=seed,
+    annotator = load_annotator(args, args.lang)
+    note = blank_note("agreement", args.src or args.ref[0], src, scored_lines(annotator, src))
+    if note:
+        print(note, file=sys.stderr)
+    result = A.agreement(annotator, src, sets, args.ref, sample=args.sample, seed=seed,
                          pairwise=args.pairwise, beta=args.beta, mode=args.mode, rules=span_rules(args.lang),
                          single=args.single, multi=args.multi, filt=args.filt)
     if args.summary:

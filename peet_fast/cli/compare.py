@@ -142,12 +142,18 @@ def run(args) -> int:
         progress = progress_for(args, unit=parse_unit(args.lang))
         annotator = load_annotator(args, args.lang, progress=progress)
         with progress, lines_located(columns):
-            hyp, ref = C.sentences_from_parallel(annotator, src, hyp_t, refs_t, args.alignments)
+            found = C.parallel_sentences(annotator, src, hyp_t, refs_t, args.alignments)
+        hyp, ref, texts = found.hyp, found.ref, found.sources
+        if src and not found.lines:        # every line blank: errant_compare reads its two empty M2 files as one
+            hyp, ref, texts = [{}], [{}], [""]  # empty sentence (-v shows it; the totals are 0 either way)
+        note = C.blank_note("compare", args.src or args.hyp, src, found.lines)
+        if note:
+            print(note, file=sys.stderr)
     else:
         hyp, ref = (span.m2_sentences(b, alignments=args.alignments) for b in blocks)
     verbose = sources = None
     if args.verbose:
-        verbose, sources = sys.stdout, (src if text else m2_source_texts(args.hyp, blocks[0]))
+        verbose, sources = sys.stdout, (texts if text else m2_source_texts(args.hyp, blocks[0]))
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
                                 multi=args.multi, filt=args.filt, verbose=verbose, sources=sources)
     if args.summary:

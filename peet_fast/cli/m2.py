@@ -21,7 +21,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
         description="Align parallel text files and extract and classify the edits, as errant_parallel does: "
-                    "byte-identical M2 under the same spaCy pipeline. An empty orig line still gets its block.\n"
+                    "byte-identical M2 under the same spaCy pipeline, except that a blank orig line still gets a block\n"
+                    "(no tokens, a noop per corrected file: it scores nothing, as errant_parallel's skipped line).\n"
                     "errant_parallel's flags (-orig -cor -out -tok -lev -merge), ChERRANT parallel_to_m2's (-f/--file, "
                     "-o/--output, -s/--multi_cheapest_strategy, --segmented, --no_simplified) and double-dash "
                     "spellings (--orig --cor --out ...) are all accepted.",
@@ -79,4 +80,9 @@ def run(args) -> int:
         n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.orig)
     files = f", {len(args.cor)} corrected file{'s' if len(args.cor) > 1 else ''}" if args.cor else ""
     print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
+    blank = [k for k, s in enumerate(sources) if not s.strip()] if annotator.skips_blank_sources else []
+    if blank:
+        print(f"peet-fast m2: note: {len(blank)} blank orig line{'s' if len(blank) > 1 else ''} (first: "
+              f"{args.orig}:{blank[0] + 1}) written as an S line with no tokens and a noop per corrected file, "
+              f"where errant_parallel writes no block (errant_compare scores both files alike)", file=sys.stderr)
     return 0

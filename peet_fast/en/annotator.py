@@ -101,6 +101,7 @@ class Annotator:
     lang = "en"
     joiner = " "
     scheme = "ERRANT"
+    skips_blank_sources = True      # errant_parallel skips an orig line that is empty once stripped
 
     @property
     def nlp(self):

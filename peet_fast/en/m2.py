@@ -1,8 +1,11 @@
 """English M2 output: errant_parallel's format, byte for byte.
 
 For each orig line: an ``S`` line of its tokens, then for each corrected file either a noop line (the texts are
-identical) or one ``A`` line per edit, then a blank line. One deliberate difference: an empty orig line still gets
-its block (errant_parallel skips it, which shifts every later sentence against the other files)."""
+identical) or one ``A`` line per edit, then a blank line. One deliberate difference: a blank orig line (empty once
+stripped) still gets a block, an ``S`` line with no tokens and a noop line per corrected file, where errant_parallel
+skips the line (which shifts every later sentence against the other files). The noop block scores nothing, so
+errant_compare (and ``peet-fast compare``) give the same figures as on errant_parallel's file, which has no block
+there."""
 from __future__ import annotations
 
 from typing import Iterable, Sequence, TextIO
@@ -15,11 +18,17 @@ DEFAULT_CHUNK = 4096
 def m2_blocks(annotator, origs: Sequence[str], cors: Sequence[Sequence[str]]) -> Iterable[str]:
     """M2 blocks (each ending with a blank line) for orig lines and, per corrected file, its lines (annotator: a
     peet_fast.en.Annotator). One annotation batch for every corrected file: each orig sentence is parsed once,
-    however many files there are."""
-    m = len(origs)
-    pairs = annotator.annotate_pairs([o for _ in cors for o in origs], [c for cor in cors for c in cor])
+    however many files there are. A blank orig line gets ``S`` and a noop line per corrected file (see above)."""
+    kept = [k for k, o in enumerate(origs) if o.strip()]
+    m = len(kept)
+    pairs = annotator.annotate_pairs([origs[k] for _ in cors for k in kept], [cor[k] for cor in cors for k in kept])
+    at = dict(zip(kept, range(m)))
     for k, orig in enumerate(origs):
-        own = [pairs[j * m + k] for j in range(len(cors))]
+        i = at.get(k)
+        if i is None:
+            yield "\n".join(["S", *(NOOP.format(cor_id) for cor_id in range(len(cors))), ""]) + "\n"
+            continue
+        own = [pairs[j * m + i] for j in range(len(cors))]
         toks = own[0].source if own else annotator.tokenize(orig.strip())
         lines = [" ".join(["S", *toks])]
         for cor_id, ann in enumerate(own):

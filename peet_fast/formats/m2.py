@@ -16,6 +16,27 @@ def edit_line(o_start: int, o_end: int, etype: str, cor: str, annotator_id: int)
     return f"A {o_start} {o_end}|||{etype}|||{cor}|||REQUIRED|||-NONE-|||{annotator_id}"
 
 
+def read_back(etype: str, cor: str) -> str:
+    """The correction that errant_compare (and ChERRANT's compare, and parse_m2) read from the ``A`` line edit_line
+    writes for cor: the line's third ``|||``-separated field. It is cor itself unless cor holds ``|`` next to a
+    separator: a correction ending in ``|`` (tokens ``a |`` -> ``...|||a ||||REQUIRED...``) reads back as ``a ``,
+    one holding the token ``|||`` is cut there. The two-step pipeline (M2 written, then read) scores what is read
+    back, so the one-step paths score it too."""
+    if "|" not in cor:
+        return cor
+    return edit_line(0, 0, etype, cor, 0)[2:].split("|||")[2]
+
+
+def s_line_tokens(line: str) -> int:
+    """How many tokens an ``S`` line may hold, as the writers join them: the text after ``S `` split on single
+    spaces (errant_parallel -tok keeps runs of spaces, tabs and other Unicode spaces as tokens, so ``S This   is``
+    holds 3 tokens, ``This``, `` `` and ``is``, and ChERRANT's segmented mode makes empty tokens of double spaces).
+    An upper bound on the true count, never below the whitespace-separated count; 0 for an ``S`` line with no
+    text. errant_compare itself never checks a span against its sentence."""
+    text = line[2:]
+    return max(len(text.split(" ")) if text else 0, len(line[1:].split()))
+
+
 class M2Edit(NamedTuple):
     """One ``A`` line: source tokens [start, end) -> cor (the correction field as written: tokens joined by spaces,
     ``-NONE-`` or empty for a deletion), its type, its annotator id and the alternative alignment it belongs to
@@ -44,12 +65,27 @@ def read_m2(path: str) -> list[M2Block]:
     return blocks
 
 
+def split_lines(text: str) -> list[str]:
+    """The lines of an M2 text as errant_compare reads a file: split at ``\n``, ``\r\n`` and ``\r`` only (never
+    at the form feeds, ``\x1c``-``\x1e``, ``\x85`` or ``\u2028`` that str.splitlines also splits at: spaCy keeps
+    those as tokens of an ``S`` line); a final line end ends the last line."""
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 def parse_m2(lines: Sequence[str], path: str = "<m2>") -> list[M2Block]:
     """Blocks of M2 lines: an ``S`` line, then ``A`` lines (``A start end|||type|||cor|||REQUIRED|||-NONE-|||id``)
-    and optionally ChERRANT's ``T...`` target lines, blocks separated by blank lines. Refused with InputError
-    (file:line): a block not starting with an ``S`` line, any other kind of line, an ``A`` line without its six
-    fields, a span that is not two integers with 0 <= start <= end <= len(source) (or -1 -1), an annotator id that
-    is not a non-negative integer."""
+    and optionally ChERRANT's ``T...`` target lines, blocks separated by blank lines. Read as errant_compare reads
+    them: an ``A`` line's fields are split at ``|||``, the correction is the third field and the annotator id the
+    last (a line with more than six fields is what the writers make of a correction holding ``|||`` or ending in
+    ``|``; see read_back); an ``S`` line's tokens are counted as s_line_tokens counts them. Refused with InputError
+    (file:line): a block not starting with an ``S`` line, any other kind of line, an ``A`` line with fewer than six
+    fields, a span that is not two integers with 0 <= start <= end <= the S line's tokens (or -1 -1), an annotator
+    id that is not a non-negative integer."""
     blocks: list[M2Block] = []
     block: M2Block | None = None
     alignment = 0
@@ -66,15 +102,15 @@ def parse_m2(lines: Sequence[str], path: str = "<m2>") -> list[M2Block]:
                 raise InputError(path, f"missing S line: a sentence block must start with 'S ', got {_clip(line)!r}",
                                  no)
             block = M2Block(no, line[1:].split(), [])
-            n_tokens = len(block.source)
+            n_tokens = s_line_tokens(raw)
             blocks.append(block)
             alignment = 0
         elif tag == "A" and line[1:2] == " ":
             # fast path for a well-formed line; anything else goes to _parse_a_line, which says what is wrong
             fields = line[2:].split("|||")
-            if len(fields) == 6 and fields[1]:
+            if len(fields) >= 6 and fields[1]:
                 span = fields[0].split()
-                coder = fields[5].strip()
+                coder = fields[-1].strip()
                 if len(span) == 2 and coder.isdigit() and coder.isascii():
                     s0, s1 = span
                     if s0.isdigit() and s1.isdigit() and s0.isascii() and s1.isascii():
@@ -99,7 +135,7 @@ def _clip(text: str, n: int = 60) -> str:
 
 def _parse_a_line(line: str, n_tokens: int, alignment: int, path: str, no: int) -> M2Edit:
     fields = line[2:].split("|||")
-    if len(fields) != 6:
+    if len(fields) < 6:
         raise InputError(path, f"an A line needs 6 '|||'-separated fields "
                                f"(span|||type|||correction|||REQUIRED|||-NONE-|||annotator), got {len(fields)}", no)
     span = fields[0].split()
@@ -112,9 +148,9 @@ def _parse_a_line(line: str, n_tokens: int, alignment: int, path: str, no: int) 
     if not ((start == end == -1) or 0 <= start <= end <= n_tokens):
         raise InputError(path, f"bad span {start} {end}: the source has {n_tokens} tokens "
                                f"(need 0 <= start <= end <= {n_tokens}, or -1 -1)", no)
-    coder = fields[5].strip()
+    coder = fields[-1].strip()
     if not (coder.isascii() and coder.isdigit()):
-        raise InputError(path, f"bad annotator id {fields[5]!r}: expected a non-negative integer", no)
+        raise InputError(path, f"bad annotator id {fields[-1]!r}: expected a non-negative integer", no)
     etype = fields[1]
     if not etype:
         raise InputError(path, "empty error type", no)

@@ -47,6 +47,7 @@ class ZhAnnotator:
 
     lang = "zh"
     joiner = ""
+    skips_blank_sources = False     # ChERRANT raises on an empty source; here it is annotated (README)
 
     @property
     def scheme(self) -> str:
