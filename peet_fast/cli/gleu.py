@@ -14,7 +14,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
         description="GLEU (Napoles et al. 2015, updated 2016 for several references) exactly as the official "
                     "compute_gleu computes and prints it: 'FILE SCORE' per hypothesis file (6 decimals, the mean over "
                     "--iter iterations, each drawing one reference per sentence with Python 2's random.seed(j*101) "
-                    "and randint), or with -d the sentence-level and overall mean, deviation and 95%% interval. "
+                    "and randint), or with -d the sentence-level and overall mean, deviation and 95% interval. "
                     "The files must have the same number of lines.")
     # compute_gleu's spellings first (-o is the hypotheses there, as here), then peet-fast's names of the roles
     p.add_argument("-s", "--source", "--src", "-src", "-orig", "--orig", dest="source", required=True, metavar="SRC",
