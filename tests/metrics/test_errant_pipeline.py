@@ -192,6 +192,9 @@ def test_zh_trailing_pipe_read_as_cherrant_reads(tmp_path, capsys):
     assert rc == 0 and totals(out)[:3] == (1, 0, 0)
     rc, out2, _ = ours(capsys, "compare", "--lang", "zh", "--para", "--hyp", str(hyp), "--ref", str(ref), *res)
     assert rc == 0 and out2 == out
+    rc, _, err = ours(capsys, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
+                      "-ref", str(ref.with_suffix(".m2")), "-v")
+    assert rc == 0 and err.count("ChERRANT's own -v layout differs") == 1     # the departure, said once
 
 
 # --- 3. a blank source line -------------------------------------------------------------------------------------------
