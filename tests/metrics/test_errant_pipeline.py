@@ -84,6 +84,8 @@ def test_issue_repro_two_spaces(tmp_path, capsys, errant_parallel):
     assert rc == 0 and out == expected
     text = mine.read_text("utf-8")
     assert peet_fast.compare(text, text).summary()["TP"] == 2
+    rc, out, err = ours(capsys, "compare", "--metric", "cleme", "-hyp", str(mine), "-ref", str(mine))
+    assert rc == 2 and out == "" and "p.m2:1" in err and "whitespace" in err     # CLEME cannot place the span
 
 
 @pytest.mark.parametrize("ws", WHITESPACE, ids=ascii)
