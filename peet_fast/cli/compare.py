@@ -152,6 +152,9 @@ def run(args) -> int:
     else:
         hyp, ref = (span.m2_sentences(b, alignments=args.alignments) for b in blocks)
     verbose = sources = None
+    if args.verbose and args.lang != "en":
+        print("peet-fast compare: note: -v prints errant_compare's verbose report (ChERRANT's own -v layout differs)",
+              file=sys.stderr)
     if args.verbose:
         verbose, sources = sys.stdout, (texts if text else m2_source_texts(args.hyp, blocks[0]))
     result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,

@@ -21,8 +21,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
         "m2", help="extract ERRANT edits from parallel files into M2 (as errant_parallel; --lang zh: as ChERRANT)",
         description="Align parallel text files and extract and classify the edits, as errant_parallel does: "
-                    "byte-identical M2 under the same spaCy pipeline, except that a blank orig line still gets a block\n"
-                    "(no tokens, a noop per corrected file: it scores nothing, as errant_parallel's skipped line).\n"
+                    "byte-identical M2 under the same spaCy pipeline, except that a blank orig line still gets\n"
+                    "a block (no tokens, a noop per corrected file: it scores nothing, as errant_parallel's skipped\n"
+                    "line).\n"
                     "errant_parallel's flags (-orig -cor -out -tok -lev -merge), ChERRANT parallel_to_m2's (-f/--file, "
                     "-o/--output, -s/--multi_cheapest_strategy, --segmented, --no_simplified) and double-dash "
                     "spellings (--orig --cor --out ...) are all accepted.",

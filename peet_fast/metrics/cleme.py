@@ -287,10 +287,17 @@ def cleme_targets(block: M2Block, path: str = "<m2>") -> tuple[tuple[str, ...], 
     target starts at an edit whose annotator id is one more than the current target's (an edit with any other id
     joins the current target, as in CLEME). A target is known by its edits: a ``T`` line without ``A`` lines (which
     ChERRANT never writes: an unchanged target has a noop line) gives no target. Raises InputError (path, the
-    block's S line) for an empty source and for a noop or NA edit with a span."""
+    block's S line) for an empty source, for a noop or NA edit with a span, and for a span past the source's
+    whitespace-separated tokens (CLEME splits the S line on whitespace; the M2 reader also lets through the spans of
+    spaCy's whitespace tokens, ``m2 -tok``, which CLEME would misplace)."""
     src = tuple(block.source)
     if not src:
         raise InputError(path, "empty source sentence", line=block.line)
+    for e in block.edits:
+        if e.end > len(src):
+            raise InputError(path, f"span {e.start} {e.end} past the {len(src)} whitespace-separated tokens of the S "
+                                   f"line (CLEME splits it on whitespace; whitespace tokens, as m2 -tok writes them, "
+                                   f"cannot be scored with CLEME)", line=block.line)
     groups: list[list[M2Edit]] = []
     group: list[M2Edit] = []
     target_index = -1

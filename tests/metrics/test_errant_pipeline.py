@@ -66,7 +66,7 @@ def our_m2(capsys, orig: Path, cors, out: Path, tok: bool = False) -> Path:
     return out
 
 
-# --- 1. whitespace tokens on the S line (m2 -tok) -----------------------------------------------------------------------
+# --- 1. whitespace tokens on the S line (m2 -tok) ---------------------------------------------------------------------
 
 def test_issue_repro_two_spaces(tmp_path, capsys, errant_parallel):
     orig = write(tmp_path / "o.txt", ["This  is bad ."])
@@ -84,6 +84,8 @@ def test_issue_repro_two_spaces(tmp_path, capsys, errant_parallel):
     assert rc == 0 and out == expected
     text = mine.read_text("utf-8")
     assert peet_fast.compare(text, text).summary()["TP"] == 2
+    rc, out, err = ours(capsys, "compare", "--metric", "cleme", "-hyp", str(mine), "-ref", str(mine))
+    assert rc == 2 and out == "" and "p.m2:1" in err and "whitespace" in err     # CLEME cannot place the span
 
 
 @pytest.mark.parametrize("ws", WHITESPACE, ids=ascii)
@@ -122,7 +124,7 @@ def test_m2_text_lines_split_at_newlines_only():
     assert len(parse_m2(split_lines(text))) == 1
 
 
-# --- 2. a correction ending in '|' ---------------------------------------------------------------------------------------
+# --- 2. a correction ending in '|' ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("cor", ["a |", "a ||", "a |||", "|", "| a", "||| a", "a | b", "|| |||", "x"])
 def test_read_back_is_what_errant_compare_reads(cor):
@@ -132,7 +134,7 @@ def test_read_back_is_what_errant_compare_reads(cor):
     (start, end, cat, got, coder), = simplify_edits(f"S I like it .\n{line}")
     assert (start, end, cat, coder) == (2, 2, "M:OTHER", 3)
     assert read_back("M:OTHER", cor) == got
-    edit = parse_m2([f"S I like it .", line])[0].edits[0]
+    edit = parse_m2(["S I like it .", line])[0].edits[0]
     assert (edit.cor, edit.annotator) == (got, 3)
 
 
@@ -184,16 +186,20 @@ def test_zh_trailing_pipe_read_as_cherrant_reads(tmp_path, capsys):
     hyp.write_text("1\t他很好。\t他很好x|。\n", "utf-8")
     ref.write_text("1\t他很好。\t他很好x。\n", "utf-8")
     for para in (hyp, ref):
-        assert ours(capsys, "m2", "--lang", "zh", "-para", str(para), "-out", str(para.with_suffix(".m2")), *res)[0] == 0
+        rc, _, err = ours(capsys, "m2", "--lang", "zh", "-para", str(para), "-out", str(para.with_suffix(".m2")), *res)
+        assert rc == 0, err
     assert "A 3 3|||M|||x ||||REQUIRED|||-NONE-|||0" in hyp.with_suffix(".m2").read_text("utf-8")
     rc, out, _ = ours(capsys, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
                       "-ref", str(ref.with_suffix(".m2")))
     assert rc == 0 and totals(out)[:3] == (1, 0, 0)
     rc, out2, _ = ours(capsys, "compare", "--lang", "zh", "--para", "--hyp", str(hyp), "--ref", str(ref), *res)
     assert rc == 0 and out2 == out
+    rc, _, err = ours(capsys, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
+                      "-ref", str(ref.with_suffix(".m2")), "-v")
+    assert rc == 0 and err.count("ChERRANT's own -v layout differs") == 1     # the departure, said once
 
 
-# --- 3. a blank source line ---------------------------------------------------------------------------------------------
+# --- 3. a blank source line -------------------------------------------------------------------------------------------
 
 def test_issue_repro_blank_source_line(tmp_path, capsys, errant_parallel):
     src = write(tmp_path / "src.txt", ["", "This are good ."])
