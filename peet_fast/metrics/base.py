@@ -21,7 +21,7 @@ from typing import Any, Callable, ClassVar, Sequence
 import numpy as np
 
 # name -> module defining (and registering) it; imported on first use
-MODULES: dict[str, str] = {}
+MODULES: dict[str, str] = {"m2": "peet_fast.metrics.m2"}
 
 REGISTRY: dict[str, type["Metric"]] = {}
 
