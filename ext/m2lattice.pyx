@@ -60,11 +60,15 @@ cdef class Lattice:
     cdef vector[char] rbase
     # the final edge list E: record of each entry, in order
     cdef vector[int32_t] E
+    cdef vector[vector[int32_t]] base_in, base_out   # per vertex: basic edge records in / out
     cdef public int64_t n_edges
     cdef public int64_t n_arcs
+    cdef public bint exact            # the official's edge list was built (else best() uses the bounded search)
+    cdef int32_t nbase
+    cdef int K
 
     def __cinit__(self, int32_t[::1] src not None, int32_t[::1] hyp not None, int max_unchanged_words,
-                  int64_t max_arcs=20000000):
+                  int64_t max_vertices=2000, int64_t max_work=300000000):
         cdef int n = src.shape[0], m = hyp.shape[0]
         cdef int W = m + 1
         cdef int64_t nc = <int64_t>(n + 1) * W
@@ -103,6 +107,8 @@ cdef class Lattice:
         cdef unordered_map[uint64_t, int32_t] recof
         cdef vector[vector[int32_t]] incoming   # per vertex: records ending there (basic first, then arcs)
         incoming.resize(nv)
+        self.base_in.resize(nv)
+        self.base_out.resize(nv)
         cdef int32_t r, mult
         cdef int64_t w
         cdef int step, bit
@@ -145,8 +151,15 @@ cdef class Lattice:
                 self.rbase.push_back(1)
                 recof[pair_key(c, w, nc)] = r
                 incoming[self.vidx[w]].push_back(r)
+                self.base_in[self.vidx[w]].push_back(r)
+                self.base_out[k].push_back(r)
                 for _ in range(mult):
                     base_entries.push_back(r)
+        self.K = max_unchanged_words
+        self.nbase = <int32_t>self.ru.size()
+        self.exact = False
+        if nv > max_vertices:
+            return
         # --- transitive arcs, in the official append order ---------------------------------------------------------
         cdef vector[int32_t] events
         cdef vector[int64_t] order
@@ -214,8 +227,9 @@ cdef class Lattice:
                         self.rhops[rx] = hops
                         self.runch[rx] = unch
                     events.push_back(rx)
-                    if <int64_t>events.size() > max_arcs:
-                        raise LatticeTooLarge(f"more than {max_arcs} transitive arcs")
+                    if <int64_t>events.size() * nv > max_work:
+                        self._truncate()
+                        return
         self.n_arcs = <int64_t>events.size()
         # --- E, and the removal of merged noop arcs (each removal skips the next element) -------------------------
         self.E.reserve(base_entries.size() + events.size())
@@ -243,6 +257,17 @@ cdef class Lattice:
                 raise RuntimeError("removed arc kept in the edge list")
             self.rmult[r] += 1
         self.n_edges = <int64_t>self.E.size()
+        self.exact = True
+
+    cdef void _truncate(self):
+        """Drop the transitive arcs (too many): keep the basic edges for the bounded search."""
+        self.ru.resize(self.nbase)
+        self.rw.resize(self.nbase)
+        self.rhops.resize(self.nbase)
+        self.runch.resize(self.nbase)
+        self.rmult.resize(self.nbase)
+        self.rbase.resize(self.nbase)
+        self.n_arcs = -1
 
     cdef void _levenshtein(self, vector[int32_t]& D, vector[char]& B, int cost_sub):
         cdef int n = self.n, m = self.m, W = self.W
@@ -303,6 +328,8 @@ cdef class Lattice:
         (orig_matches: its original string equals the source tokens [start, end) joined); corrections: per gold
         edit, the list of its corrections as token id arrays (None: matches no hypothesis span). Returns the
         non-noop arcs of the path from the end back to the start, as (src_start, src_end, hyp_start, hyp_end)."""
+        if not self.exact:
+            return self._best_bounded(gold_spans, corrections)
         cdef int W = self.W
         cdef int64_t nE = <int64_t>self.E.size()
         cdef int32_t nr = <int32_t>self.ru.size()
@@ -462,3 +489,165 @@ cdef class Lattice:
     def records(self):
         """Debugging: (start cell, end cell, steps, unchanged, copies in E) of every distinct edge."""
         return [(self.ru[r], self.rw[r], self.rhops[r], self.runch[r], self.rmult[r]) for r in range(self.ru.size())]
+
+    cdef int _min_noops(self, int64_t a, int64_t b):
+        """The fewest unchanged tokens on a lattice path from cell a to cell b (-1: no path)."""
+        cdef int W = self.W
+        cdef int i0 = <int>(a // W), j0 = <int>(a % W), i1 = <int>(b // W), j1 = <int>(b % W)
+        if i1 < i0 or j1 < j0 or self.vidx[a] < 0 or self.vidx[b] < 0:
+            return -1
+        cdef int h = i1 - i0 + 1, w = j1 - j0 + 1
+        cdef vector[int32_t] best
+        best.resize(h * w, 1 << 30)
+        best[0] = 0
+        cdef int i, j, t
+        cdef int64_t c
+        cdef int32_t r
+        cdef unordered_map[uint64_t, int32_t].iterator it
+        for i in range(h):
+            for j in range(w):
+                if best[i * w + j] >= (1 << 30):
+                    continue
+                c = <int64_t>(i0 + i) * W + j0 + j
+                for t in range(3):
+                    if t == 0 and j + 1 < w:
+                        r = self._base_rec(c, c + 1)
+                        if r >= 0 and best[i * w + j + 1] > best[i * w + j]:
+                            best[i * w + j + 1] = best[i * w + j]
+                    elif t == 1 and i + 1 < h:
+                        r = self._base_rec(c, c + W)
+                        if r >= 0 and best[(i + 1) * w + j] > best[i * w + j]:
+                            best[(i + 1) * w + j] = best[i * w + j]
+                    elif t == 2 and i + 1 < h and j + 1 < w:
+                        r = self._base_rec(c, c + W + 1)
+                        if r >= 0 and best[(i + 1) * w + j + 1] > best[i * w + j] + self.runch[r]:
+                            best[(i + 1) * w + j + 1] = best[i * w + j] + self.runch[r]
+        t = best[h * w - 1]
+        return -1 if t >= (1 << 30) else t
+
+    cdef int32_t _base_rec(self, int64_t a, int64_t b):
+        cdef int32_t k = self.vidx[b]
+        cdef int32_t r
+        if k < 0 or self.vidx[a] < 0:
+            return -1
+        for r in self.base_in[k]:
+            if self.ru[r] == a:
+                return r
+        return -1
+
+    def _best_bounded(self, gold_spans, corrections):
+        """The bounded search used when the official edge list is too large: the same objective (most gold edits,
+        then fewest alignment steps, then fewest edits; an edit holds at most max_unchanged_words unchanged tokens)
+        by dynamic programming over (vertex, unchanged tokens so far in the open edit, whether it changes anything),
+        with gold arcs added explicitly. Integer costs: a step 1000, an edit 1, a gold edit -10^12."""
+        cdef int W = self.W, K = self.K
+        cdef int32_t nv = <int32_t>self.vcell.size()
+        cdef int Keff = K if K >= 1 else 1
+        cdef int S = 1 + 2 * (Keff + 1)       # state 0: between edits; 1 + 2k + f: inside an edit
+        cdef int64_t INF = 1 << 62
+        cdef int64_t GOLD = -1000000000000
+        cdef vector[int64_t] cost
+        cdef vector[int64_t] back          # previous state (vertex * S + state), -1 none
+        cdef vector[char] kind             # 0 step, 1 close, 2 gold arc
+        cost.resize(<int64_t>nv * S, INF)
+        back.resize(<int64_t>nv * S, -1)
+        kind.resize(<int64_t>nv * S, 0)
+        # gold arcs into each vertex
+        gold_in = {}
+        cdef int64_t a, b
+        cdef int s_, e_, j0, ln, t
+        for g in range(len(gold_spans)):
+            s_, e_, ok = gold_spans[g]
+            if not ok:
+                continue
+            for cor in corrections[g]:
+                if cor is None:
+                    continue
+                ln = len(cor)
+                for j0 in range(self.m - ln + 1):
+                    a = <int64_t>s_ * W + j0
+                    if self.vidx[a] < 0:
+                        continue
+                    for t in range(ln):
+                        if cor[t] != self.hyp[j0 + t]:
+                            break
+                    else:
+                        b = <int64_t>e_ * W + j0 + ln
+                        if b < self.nc and self.vidx[b] >= 0 and a != b:
+                            mn = self._min_noops(a, b)
+                            if self._base_rec(a, b) >= 0 or 0 <= mn <= K:
+                                gold_in.setdefault(self.vidx[b], []).append(self.vidx[a])
+        cdef int32_t v, u, r
+        cdef int k, f, nk, nf, st
+        cdef int64_t c, here, nxt, cst
+        cost[0] = 0
+        for v in range(nv):
+            # close the open edits ending here, then the gold arcs into here
+            for k in range(Keff + 1):
+                for f in range(2):
+                    st = 1 + 2 * k + f
+                    here = <int64_t>v * S + st
+                    if cost[here] >= INF:
+                        continue
+                    cst = cost[here] + (1 if f else 0)
+                    if cst < cost[<int64_t>v * S]:
+                        cost[<int64_t>v * S] = cst
+                        back[<int64_t>v * S] = here
+                        kind[<int64_t>v * S] = 1
+            if v in gold_in:
+                for u in gold_in[v]:
+                    if cost[<int64_t>u * S] >= INF:
+                        continue
+                    cst = cost[<int64_t>u * S] + GOLD
+                    if cst < cost[<int64_t>v * S]:
+                        cost[<int64_t>v * S] = cst
+                        back[<int64_t>v * S] = <int64_t>u * S
+                        kind[<int64_t>v * S] = 2
+            # steps out of v: open an edit from state 0, or extend an open one
+            c = self.vcell[v]
+            for r in self.base_out[v]:
+                u = self.vidx[self.rw[r]]
+                for st in range(S):
+                    here = <int64_t>v * S + st
+                    if cost[here] >= INF:
+                        continue
+                    if st == 0:
+                        nk = self.runch[r]
+                        nf = 0 if self.runch[r] else 1
+                    else:
+                        k = (st - 1) // 2
+                        f = (st - 1) % 2
+                        nk = k + self.runch[r]
+                        nf = f | (0 if self.runch[r] else 1)
+                        if nk > K:
+                            continue
+                    nxt = <int64_t>u * S + 1 + 2 * nk + nf
+                    cst = cost[here] + 1000
+                    if cst < cost[nxt]:
+                        cost[nxt] = cst
+                        back[nxt] = here
+                        kind[nxt] = 0
+        # backtrack from the end, between edits
+        out = []
+        cdef int64_t cur = <int64_t>(nv - 1) * S, end_state, prev
+        cdef int64_t vend
+        while cur > 0 and back[cur] >= 0:
+            if kind[cur] == 2:
+                prev = back[cur]
+                a = self.vcell[prev // S]
+                b = self.vcell[cur // S]
+                out.append((a // W, b // W, a % W, b % W))
+                cur = prev
+            else:
+                end_state = back[cur]
+                f = (end_state % S - 1) % 2
+                vend = cur // S
+                prev = end_state
+                while prev % S != 0:
+                    prev = back[prev]
+                if f:
+                    a = self.vcell[prev // S]
+                    b = self.vcell[vend]
+                    out.append((a // W, b // W, a % W, b % W))
+                cur = prev
+        return out

@@ -11,6 +11,7 @@ _LAZY = {"Annotator": "peet_fast.en", "Edit": "peet_fast.en", "MERGE_STRATEGIES"
          "Parser": "peet_fast.en", "load_pipeline": "peet_fast.en", "ZhAnnotator": "peet_fast.zh",
          # the Python API (peet_fast.api): the commands on lists of strings
          "score": "peet_fast.api", "m2": "peet_fast.api", "edits": "peet_fast.api", "compare": "peet_fast.api",
+         "m2score": "peet_fast.api",
          "ScoreResult": "peet_fast.api"}
 __all__ = [*_LAZY, "LANGS", "load", "__version__"]
 

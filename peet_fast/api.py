@@ -7,11 +7,13 @@
     text = peet_fast.m2(orig, [cor])                            # `peet-fast m2`'s M2 text
     edits = peet_fast.edits(orig, [cor])                        # the same edits as Annotation objects
     result = peet_fast.compare(hyp_m2_text, ref_m2_text)        # `peet-fast compare`'s result (.summary())
+    m2 = peet_fast.m2score(hyp_lines, "gold.m2")                 # `peet-fast m2scorer`: .precision .recall .f .stats
 
 Every function raises ValueError (peet_fast.io.InputError, a ValueError) on bad input, naming the argument."""
 from __future__ import annotations
 
 import io
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -183,3 +185,15 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
         return cl.cleme(sents, beta=beta)[f"{cleme_mode}_{'weighted' if cleme_weighted else 'unweighted'}"]
     return span.compare_edits(hyp_s, ref_s, beta=beta, mode=mode, **span_rules(lang), single=single, multi=multi,
                               filt=list(filt))
+
+
+def m2score(hyp_lines: Sequence[str], gold: "str | os.PathLike", beta: float = 0.5, max_unchanged_words: int = 2,
+            ignore_whitespace_casing: bool = False):
+    """MaxMatch (M2) scores as the official NUS m2scorer 3.2 (`peet-fast m2scorer`): hyp_lines, one tokenised
+    sentence per gold sentence; gold, a gold M2 file's path or its text (a string holding a newline). Returns a
+    peet_fast.metrics.m2.M2Result: .precision, .recall, .f (F_beta, unrounded), .stats (per sentence the chosen
+    annotator's tp, fp, fn; int array (n, 3)) and .annotators (the annotator chosen per sentence)."""
+    from peet_fast.metrics.m2 import m2score as _m2score
+
+    return _m2score(hyp_lines, gold, beta=beta, max_unchanged_words=max_unchanged_words,
+                    ignore_whitespace_casing=ignore_whitespace_casing)

@@ -392,6 +392,12 @@ def final_prf(correct: float, proposed: float, gold: float, beta: float) -> tupl
     return p, r, f
 
 
+# Lattices on which the official scorer would run for hours (more vertices, or transitive arcs x vertices, than
+# this: its Floyd-Warshall and Bellman-Ford loops cost about that many dict operations) use the bounded search
+MAX_VERTICES = 2000
+MAX_WORK = 300_000_000
+
+
 class _Sentence:
     """One sentence's lattice (built on first use) and the edit sequences it gives per annotator."""
 
@@ -406,7 +412,7 @@ class _Sentence:
         hyp_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in self.hyp), dtype=np.int32,
                               count=len(self.hyp))
         self.vocab = vocab
-        self.lattice = Lattice(src_ids, hyp_ids, max_unchanged_words)
+        self.lattice = Lattice(src_ids, hyp_ids, max_unchanged_words, MAX_VERTICES, MAX_WORK)
 
     def edit_seq(self, gold: list) -> list:
         """The official editSeq (from the end of the sentence backwards) against one annotator's gold edits."""
@@ -568,4 +574,5 @@ class M2Metric(Metric):
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         sums = np.asarray(stats, dtype=np.float64)[idx].sum(axis=1)       # (resamples, 3)
-        return np.array([final_prf(tp, tp + fp, tp + fn, self.beta)[2] for tp, fp, fn in sums], dtype=np.float64)
+        return np.array([final_prf(tp, tp + fp, tp + fn, self.beta)[2] for tp, fp, fn in sums.tolist()],
+                        dtype=np.float64)
