@@ -10,11 +10,13 @@
     g = peet_fast.gleu(sources, [ref_a, ref_b], hyp)            # `peet-fast gleu`: g.score, g.sentences
     ev = peet_fast.evaluate({"sysA": [...]}, refs=[[...]], src=[...], metrics=["errant", "wer"])
     ev.systems        # pandas DataFrame: one column per metric (any metric of peet_fast.metric_names())
+    m2 = peet_fast.m2score(hyp_lines, "gold.m2")                 # `peet-fast m2scorer`: .precision .recall .f .stats
 
 Every function raises ValueError (peet_fast.io.InputError, a ValueError) on bad input, naming the argument."""
 from __future__ import annotations
 
 import io
+import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -292,3 +294,13 @@ def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[
     results = {name: G.score_system(prepared, G.tokens_of(h), n, iterations, picks=picks, selection=selection)
                for name, h in systems.items()}
     return results if isinstance(hypotheses, Mapping) else results["hypotheses"]
+def m2score(hyp_lines: Sequence[str], gold: "str | os.PathLike", beta: float = 0.5, max_unchanged_words: int = 2,
+            ignore_whitespace_casing: bool = False):
+    """MaxMatch (M2) scores as the official NUS m2scorer 3.2 (`peet-fast m2scorer`): hyp_lines, one tokenised
+    sentence per gold sentence; gold, a gold M2 file's path or its text (a string holding a newline). Returns a
+    peet_fast.metrics.m2.M2Result: .precision, .recall, .f (F_beta, unrounded), .stats (per sentence the chosen
+    annotator's tp, fp, fn; int array (n, 3)) and .annotators (the annotator chosen per sentence)."""
+    from peet_fast.metrics.m2 import m2score as _m2score
+
+    return _m2score(hyp_lines, gold, beta=beta, max_unchanged_words=max_unchanged_words,
+                    ignore_whitespace_casing=ignore_whitespace_casing)

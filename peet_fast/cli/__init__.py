@@ -12,7 +12,7 @@ from peet_fast.cli._common import add_debug_option, error_line, interrupt_line, 
 from peet_fast.cli._progress import add_quiet_option
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
-            "report", "excgec", "agreement", "cache", "gleu")
+            "report", "excgec", "agreement", "cache", "gleu", "m2scorer")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,7 @@ MODULES: dict[str, str] = {
     "wer": "peet_fast.metrics.wer",
     "errant": "peet_fast.metrics.errant",
     "gleu": "peet_fast.metrics.gleu",
+    "m2": "peet_fast.metrics.m2",
 }
 
 REGISTRY: dict[str, type["Metric"]] = {}
