@@ -45,6 +45,7 @@ from peet_fast.scoring import (
 # progress(rows done, total rows or None where not known in advance); a sharded job also calls its describe(text),
 # where it has one, with the number of shards
 ProgressFn = Callable[[int, "int | None"], None]
+_FEATURIZE_CHUNK = 4096       # rows written at once to a features file (its row groups / record batches)
 
 
 @dataclass
@@ -113,6 +114,8 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
 
 def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: Callable[[], Annotator],
                     progress: ProgressFn | None) -> int:
+    import pyarrow as pa
+
     mo, trg = read_parallel(source.paths)
     annotator = load_annotator()
     n = len(mo)
@@ -120,10 +123,14 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
     piece = piece_rows(2)
     with TableWriter(out, feature_table_schema(feature_set)) as w, lines_located(list(zip(source.paths, (mo, trg)))), \
             RowMeter(annotator, n, piece, report) as meter:
-        for lo in range(0, n, piece):
-            hi = min(n, lo + piece)
-            w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], feature_set, start=lo))
-            meter.advance(hi)
+        for lo in range(0, n, _FEATURIZE_CHUNK):          # computed a piece at a time (progress), written per chunk
+            hi = min(n, lo + _FEATURIZE_CHUNK)
+            pieces = []
+            for a in range(lo, hi, piece):
+                b = min(hi, a + piece)
+                pieces.append(featurize_table(annotator, mo[a:b], trg[a:b], feature_set, start=a))
+                meter.advance(b)
+            w.write(pa.concat_tables(pieces))
     return n
 
 
