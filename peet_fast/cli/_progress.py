@@ -89,10 +89,15 @@ class Progress:
             self.bar.total = self.total
         self.bar.update(self.done - self.bar.n)
 
+    def measured(self, now: float) -> bool:
+        """Whether the count has moved since its first movement (a rate measured on this run's work alone); a
+        sharded job shows no ETA before (its time so far holds Ray's start and the pipeline's load)."""
+        return self.moved is not None and now > self.moved[0] and self.done > self.moved[1]
+
     def rate(self, now: float) -> float:
         """Units per second since the count first moved (see the module); before it has moved twice, over the time
         since the start, counting only what this run did (0: nothing yet)."""
-        if self.moved is not None and now > self.moved[0] and self.done > self.moved[1]:
+        if self.measured(now):
             return (self.done - self.moved[1]) / (now - self.moved[0])
         return (self.done - (self.first or 0)) / max(now - self.start, 1e-9)
 
@@ -102,7 +107,7 @@ class Progress:
         of = f"/{self.total:,}" if self.total is not None else ""
         if final:
             tail = f"in {clock(elapsed)}"
-        elif self.total is not None and rate > 0:
+        elif self.total is not None and rate > 0 and (self.measured(now) or not self.sharded):
             tail = f"ETA {clock((self.total - self.done) / rate)}"
         else:
             tail = f"{clock(elapsed)} so far"
