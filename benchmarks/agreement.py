@@ -67,6 +67,9 @@ def main() -> None:
     ap.add_argument("--sets", nargs="+", default=list(SETS), help="set names under DIR/peet/CONLL14 (no .txt)")
     ap.add_argument("--json", type=Path, help="write the figures as JSON")
     args = ap.parse_args()
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
     from peet_fast.en.parse import default_model_name
 
     model = default_model_name()
@@ -93,7 +96,7 @@ def main() -> None:
     if args.json:
         args.json.write_text(json.dumps({"sentences": n, "sets": args.sets, "peet_fast_s": t_ours,
                                          "errant_s": t_errant, "ratio": t_errant / t_ours, "ours": ours,
-                                         "errant": theirs, "equal": same}, indent=2) + "\n", "utf-8")
+                                         "errant": theirs, "equal": same, "parse_cache": CACHE}, indent=2) + "\n", "utf-8")
     sys.exit(0 if same else 1)
 
 

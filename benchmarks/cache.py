@@ -88,7 +88,9 @@ def main() -> int:
            "cold_s": cold_s, "warm_s": warm_s, "warm_speedup_over_cold": cold_s / warm_s,
            "warm_speedup_over_no_cache": no_cache_s / warm_s, "six_outputs_cold_s": six_s,
            "seventh_cached_s": seventh_cached_s, "seventh_no_cache_s": seventh_plain_s,
-           "seventh_ratio": seventh_cached_s / seventh_plain_s, "same_numbers": same and same_7th}
+           "seventh_ratio": seventh_cached_s / seventh_plain_s, "same_numbers": same and same_7th,
+           "parse_cache": {"mode": "measured", "note": "--no-cache runs, and cache runs in new private --cache-dir "
+                                                       "directories of this run (never the user's cache)"}}
     print(f"workload: {desc}; {len(hyps)} outputs x {len(refs)} references (whole `peet-fast score"
           f"{' -tok' if tok else ''}` processes)")
     print(f"  --no-cache        {no_cache_s:8.2f} s")

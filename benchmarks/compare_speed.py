@@ -61,6 +61,10 @@ def main(argv=None) -> int:
     ap.add_argument("--systems", nargs="+", default=["AMU", "CAMB", "UFC"])
     ap.add_argument("--repeat", type=int, default=3)
     args = ap.parse_args(argv)
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
+    print(f"parse cache: a fresh private directory ({CACHE['dir']}), removed at exit")
     if not SHARED.is_dir():
         print(f"needs {SHARED}", file=sys.stderr)
         return 1

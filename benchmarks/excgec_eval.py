@@ -89,6 +89,10 @@ def main() -> None:
     ap.add_argument("--tree", type=Path, action="append", default=[],
                     help="also time the command from this source tree (repeatable)")
     args = ap.parse_args()
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
+    print(f"parse cache: a fresh private directory ({CACHE['dir']}), removed at exit")
     hyp, ref = args.data / "test.hyp.json", args.data / "test.ref.json"
     confusion = args.confusion if args.confusion.is_file() else None
     print(f"EXCGEC test set: {hyp.name} vs {ref.name}; confusion set: {confusion or 'none'}; {args.repeat} runs; "

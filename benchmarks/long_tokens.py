@@ -67,6 +67,10 @@ def main(argv=None) -> None:
     ap.add_argument("--annotate", action="store_true", help="also time parse + annotate")
     ap.add_argument("--errant", action="store_true", help="with --annotate, time errant too")
     args = ap.parse_args(argv)
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
+    print(f"parse cache: a fresh private directory ({CACHE['dir']}), removed at exit")
     rng = random.Random(1)
     for n in args.sizes:
         a = "".join(rng.choice("abcdefghij") for _ in range(n))

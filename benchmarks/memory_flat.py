@@ -36,6 +36,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--json", help="write the per-shard RSS series as JSON here")
     args = ap.parse_args(argv)
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
 
     from peet_fast.io import read_lines
     from peet_fast.jobs import JobSpec, LocalRunner, run_job, table_source
@@ -59,7 +62,7 @@ def main(argv=None) -> int:
     first, last = series[0]["rss_mb"], series[-1]["rss_mb"]
     res = {"pairs": args.pairs, "shard_rows": args.shard_rows, "rss_before_job_mb": round(start_rss, 1),
            "rss_after_first_shard_mb": first, "rss_after_last_shard_mb": last, "peak_rss_mb": round(peak, 1),
-           "pairs_per_s": round(args.pairs / series[-1]["s"], 1), "series": series}
+           "pairs_per_s": round(args.pairs / series[-1]["s"], 1), "series": series, "parse_cache": CACHE}
     print(f"RSS after the first shard {first:.0f} MB, after the last {last:.0f} MB; peak {peak:.0f} MB "
           f"(goal: under 3072 MB per worker for 1 M pairs)")
     if args.json:

@@ -350,6 +350,9 @@ def main(argv=None) -> int:
     ap.add_argument("--_path", help=argparse.SUPPRESS)
     ap.add_argument("--_out", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
 
     if args._worker:
         print(json.dumps(worker(args._worker, args._path, args.repeat, args._out)))
@@ -464,6 +467,7 @@ def run(args, work: Path) -> int:
           "RssAnon/RssFile (mapped input pages are file-backed page cache)")
 
     if args.json:
+        report["parse_cache"] = CACHE
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)
             fh.write("\n")

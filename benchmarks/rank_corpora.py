@@ -100,6 +100,9 @@ def main() -> int:
     ap.add_argument("--lines", type=int, default=None, help="keep the first N lines of every corpus")
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
     if not CORPORA.is_dir():
         print(f"shared corpora not found at {CORPORA}", file=sys.stderr)
         return 0
@@ -144,6 +147,7 @@ def main() -> int:
         for name, c in corr.items():
             print(f"  {name:<16} {fmt_corr(c)}")
     if args.json:
+        results["parse_cache"] = CACHE
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(results, fh, indent=2)
             fh.write("\n")

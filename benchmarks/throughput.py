@@ -33,6 +33,8 @@ batches of a process run ~25% slower whatever the instance). Each side thus runs
    "featurize", text_source([mo, trg]), shard_rows = ceil(M / (8 K)), the same for both runs) with 1 worker (in this
    process, no Ray) and with K workers (local Ray). The K-worker time includes Ray's startup (ray.init, timed and
    reported separately) and each actor's spaCy load; the outputs (shards concatenated in order) must be equal tables.
+   Both runs are cold: the parse cache is off in both (cache=False), so neither reads what the other parsed, and
+   the speed-up cannot exceed the core count.
    Those fixed costs (Ray ~3-4 s, an actor's pipeline load and cold caches ~2-3 s) do not shrink with the corpus,
    so the speed-up grows with M; measured on 2 cores: 1.32x at 20,000 pairs (1.56x without Ray's startup; two
    independent `peet-fast featurize` processes on 10,000 pairs each reach 1.64x over one process on 20,000), 1.77x
@@ -43,10 +45,12 @@ batches of a process run ~25% slower whatever the instance). Each side thus runs
    features from those edits and the published formula (written out below), the minimum over references per sentence
    and the mean per system (features straight from errant's Edit objects in memory: errant_parallel's M2 writing
    and the scorer's reading it back are not counted) -- against ONE in-process
-   `peet-fast score --hyp (7 files) --ref (4 files) --summary` (peet_fast.cli.main). The system numbers must agree
+   `peet-fast score --hyp (7 files) --ref (4 files) --summary --no-cache` (peet_fast.cli.main; cold, as the
+   published tools are; benchmarks/cache.py measures the warm cache). The system numbers must agree
    within 1e-9. Without the GMEG data: 7 synthetic outputs and 4 synthetic references over the fixture sentences.
    --multisystem-lines L keeps the first L lines.
-6. Prints a report; --json OUT writes the figures. Timings are never pass/fail: the exit status is 0 unless edits or
+6. Prints a report; --json OUT writes the figures, with "parse_cache": which cache the run used (a fresh private
+   PEET_FAST_CACHE directory, benchmarks/_parse_cache.py, never the user's; and where it is off). Timings are never pass/fail: the exit status is 0 unless edits or
    outputs differ (then 1). Every timed step also records the CPU time other processes used meanwhile (/proc/stat
    minus this process's getrusage); the report warns when that exceeds 0.1 CPU, since on a small shared machine a
    concurrent test run skews every figure.
@@ -486,7 +490,10 @@ def bench_scaling(m: int, workers: int, seed: int, tmp: str, batch_size: int) ->
             fm.write(a + "\n")
             ft.write(b + "\n")
     shard_rows = max(1, math.ceil(m / (8 * workers)))
-    spec = JobSpec("featurize", text_source([mo, trg]), shard_rows=shard_rows, batch_size=batch_size)
+    # the parse cache off on both sides: cold, each side parses every sentence (with one cache, the 1-worker run
+    # would fill it and the K-worker run read it: a "speed-up" above the core count)
+    spec = JobSpec("featurize", text_source([mo, trg]), shard_rows=shard_rows, batch_size=batch_size,
+                   cache={"cache": False})
     res = {"scale_pairs": m, "scale_source": src_name, "scale_identical_pairs": sum(a == b for a, b in pairs),
            "shard_rows": shard_rows, "shards": math.ceil(m / shard_rows), "cpus": os.cpu_count()}
 
@@ -620,7 +627,9 @@ def bench_multisystem(lines, seed, tmp, batch_size: int) -> dict:
         n_lines = sum(1 for _ in fh)
     log(f"[multisystem] {desc}: {len(hyp_paths)} outputs x {len(ref_paths)} references")
     summary = os.path.join(tmp, "multisystem", "summary.json")
-    argv = ["score", "--hyp", *hyp_paths, "--ref", *ref_paths, "--summary", summary, "--batch-size", str(batch_size)]
+    # --no-cache: cold, as the published tools always are (benchmarks/cache.py measures the cache)
+    argv = ["score", "--hyp", *hyp_paths, "--ref", *ref_paths, "--summary", summary, "--batch-size", str(batch_size),
+            "--no-cache"]
     log("[multisystem] peet-fast score (one in-process call) ...")
     fresh_peet_pipeline()          # the CLI's Annotator gets a new pipeline instance (loaded here, untimed)
     out, err = io.StringIO(), io.StringIO()
@@ -671,6 +680,9 @@ def main(argv=None) -> int:
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--json", metavar="OUT", help="write the figures as JSON here")
     args = ap.parse_args(argv)
+    from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
+
+    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
     for name in ("pairs", "scale_pairs", "multisystem_lines"):
         v = getattr(args, name)
         if v is not None and v < 1:
@@ -688,7 +700,9 @@ def main(argv=None) -> int:
     load_pipeline()
     load_s = time.perf_counter() - t0
 
-    res: dict = {"env": {"python": platform.python_version(), "spacy": spacy.__version__,
+    CACHE["note"] = ("steps 2-3 run on pipeline objects (never cached); the scaling step's jobs run with "
+                     "cache=False and the multi-system step with --no-cache: every figure is cold")
+    res: dict = {"parse_cache": CACHE, "env": {"python": platform.python_version(), "spacy": spacy.__version__,
                          "errant": getattr(errant, "__version__", "?"), "spacy_model": default_model_name(),
                          "cpus": os.cpu_count(), "machine": platform.machine(), "batch_size": batch_size,
                          "pipeline_load_s": load_s}}

@@ -91,3 +91,52 @@ def test_workers_run_prints_no_ray_warning_or_error(tmp_path):
     for word in ("WARNING", "ERROR", "core_worker", "Traceback"):
         assert word not in res.stderr, res.stderr
     assert re.search(r"^featurize \(3 shards\): 60/60 rows", res.stderr, re.M), res.stderr
+
+
+def test_rate_and_eta_of_a_resumed_job_count_only_this_runs_work(monkeypatch):
+    """A sharded job resumed with 3,000 of 4,000 rows reused, 10 s of start-up (Ray, the pipeline) before the count
+    moves, then 100 rows/s: the plain line says 100/s and ETA 8 s (800 rows left), not the 267/s and 3 s that
+    counting the reused rows over the whole time would give."""
+    import io
+    import types
+
+    from peet_fast.cli import _progress
+
+    now = [100.0]
+    monkeypatch.setattr(_progress, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setenv("PEET_FAST_PROGRESS_INTERVAL", "1")
+    out = io.StringIO()
+    p = _progress.Progress("featurize", stream=out)
+    p.describe("4 shards")
+    p(3000, 4000)               # the reused shards' rows, as the job starts
+    for t, done in ((110.0, 3000), (111.0, 3100)):
+        now[0] = t
+        p(done, 4000)
+    out.truncate(0)
+    out.seek(0)
+    now[0] = 112.0
+    p(3200, 4000)
+    assert out.getvalue() == "featurize (4 shards): 3,200/4,000 lines (100/s, ETA 0:00:08)\n"
+
+
+def test_a_sharded_job_shows_no_eta_before_its_rate_is_measured(monkeypatch):
+    """The first movement of a sharded job's count comes after Ray's start and the pipeline's load: 189 rows at
+    28.8 s would give an ETA of 74 minutes for 30,000 rows; the line says the time so far instead."""
+    import io
+    import types
+
+    from peet_fast.cli import _progress
+
+    now = [0.0]
+    monkeypatch.setattr(_progress, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setenv("PEET_FAST_PROGRESS_INTERVAL", "1")
+    out = io.StringIO()
+    p = _progress.Progress("featurize", unit="rows", stream=out)
+    p.describe("8 shards")
+    now[0] = 15.5
+    p(0, 30000)
+    out.truncate(0)
+    out.seek(0)
+    now[0] = 28.8
+    p(189, 30000)
+    assert out.getvalue() == "featurize (8 shards): 189/30,000 rows (7/s, 0:00:29 so far)\n"

@@ -2,7 +2,11 @@
 where it is not known): on a terminal a tqdm bar (count, total, rate, ETA) once the step has run 2 s; otherwise one
 plain line every 10 s, so that the logs of batch and cluster jobs show progress; nothing with --quiet. The
 environment variable PEET_FAST_PROGRESS_INTERVAL (seconds) sets that interval and caps the bar's delay. stdout is
-never touched."""
+never touched.
+
+Rate and ETA are measured: a plain line's rate counts from the first movement of the count, so that the rows an
+interrupted job already had (a resumed job starts at its reused shards' rows) and the time before any work (Ray's
+start, the pipeline's load) do not inflate or deflate it; tqdm's bar measures its own (a smoothed recent rate)."""
 from __future__ import annotations
 
 import os
@@ -45,17 +49,25 @@ class Progress:
         self.interval = plain_interval()
         self.start = self.last = time.monotonic()
         self.done = 0
+        self.first: int | None = None      # the count of the first report: a sharded job's reused rows, else 0
+        self.sharded = False
+        self.moved: tuple[float, int] | None = None    # (time, count) when the count first moved past it
         self.lines = 0            # plain lines written
         self.bar = None
 
     def describe(self, text: str) -> None:
         """Add text to the label (a sharded job: its number of shards)."""
         self.label = f"{self.label} ({text})"
+        self.sharded = True               # its first report is the rows of the shards an earlier run finished
 
     def __call__(self, done: int, total: int | None = None) -> None:
         if total is not None:
             self.total = total
         self.done = done
+        if self.first is None:
+            self.first = done if self.sharded else 0
+        elif self.moved is None and done > self.first:
+            self.moved = (time.monotonic(), done)
         if self.quiet:
             return
         if self.tty:
@@ -77,13 +89,25 @@ class Progress:
             self.bar.total = self.total
         self.bar.update(self.done - self.bar.n)
 
+    def measured(self, now: float) -> bool:
+        """Whether the count has moved since its first movement (a rate measured on this run's work alone); a
+        sharded job shows no ETA before (its time so far holds Ray's start and the pipeline's load)."""
+        return self.moved is not None and now > self.moved[0] and self.done > self.moved[1]
+
+    def rate(self, now: float) -> float:
+        """Units per second since the count first moved (see the module); before it has moved twice, over the time
+        since the start, counting only what this run did (0: nothing yet)."""
+        if self.measured(now):
+            return (self.done - self.moved[1]) / (now - self.moved[0])
+        return (self.done - (self.first or 0)) / max(now - self.start, 1e-9)
+
     def _line(self, now: float, final: bool = False) -> None:
         elapsed = max(now - self.start, 1e-9)
-        rate = self.done / elapsed
+        rate = (self.done - (self.first or 0)) / elapsed if final else self.rate(now)
         of = f"/{self.total:,}" if self.total is not None else ""
         if final:
             tail = f"in {clock(elapsed)}"
-        elif self.total is not None and rate > 0:
+        elif self.total is not None and rate > 0 and (self.measured(now) or not self.sharded):
             tail = f"ETA {clock((self.total - self.done) / rate)}"
         else:
             tail = f"{clock(elapsed)} so far"

@@ -21,5 +21,6 @@ class LocalRunner:
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         state = WorkerState(spec)
+        state.on_rows = getattr(on_done, "rows", None)      # progress inside a shard (Runner.run)
         for shard in shards:
             on_done(run_shard(state, shard, out_dir))

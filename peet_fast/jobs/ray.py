@@ -45,6 +45,7 @@ import site
 import sys
 import tempfile
 import threading
+import time
 import traceback
 from typing import Callable, Iterator, Sequence
 
@@ -54,6 +55,7 @@ from peet_fast.jobs.shards import JobSpec, WorkerError, WorkerState, run_shard
 from peet_fast.jobs.sources import Shard
 
 _ENTRY_KEYS = ("index", "start", "stop", "file", "rows", "sha256", "input")
+POLL_S = 1.0            # how often the driver asks a busy actor for its rows done in the shard it runs
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -103,18 +105,28 @@ def exception_from_record(rec: dict) -> BaseException:
 
 class _ShardActor:
     """A Ray actor: loads the pipeline and the model once (WorkerState), then computes the shards it is given. Every
-    method returns a dict: {"entry": the shard's manifest entry}, {} (ready), or {"error": exception_record(...)} for
-    what the constructor or the shard raised."""
+    method but rows returns a dict: {"entry": the shard's manifest entry}, {} (ready), or {"error":
+    exception_record(...)} for what the constructor or the shard raised. A threaded actor of two threads, so that
+    rows() answers while a shard runs (the driver calls only one shard at a time)."""
 
     def __init__(self, spec: JobSpec, out_dir: str, cwd: str):
         self.out_dir = out_dir
         self.failure: dict | None = None
+        self.progress: tuple[int, int] | None = None     # (shard index, rows of it done) of the running shard
         with contextlib.suppress(OSError):
             os.chdir(cwd)          # absent on another node: relative inputs are then not found, and say so
         try:
             self.state = WorkerState(spec)
+            self.state.on_rows = self._rows_done
         except Exception as exc:   # noqa: BLE001 -- every failure goes back to the driver, which raises it
             self.failure = {"error": exception_record(exc)}
+
+    def _rows_done(self, index: int, rows: int) -> None:
+        self.progress = (index, rows)
+
+    def rows(self) -> tuple[int, int] | None:
+        """(shard index, rows of it done) of the shard running or last run, None before the first report."""
+        return self.progress
 
     def ready(self) -> dict:
         """{} once the pipeline is loaded, or the failure of the constructor."""
@@ -231,7 +243,8 @@ class RayRunner:
 
         # restarted without limit where a worker dies (a killed process, a lost node), its shard retried: shard
         # output is deterministic, so a retried shard is identical; a constructor that raises is not retried (Ray)
-        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1)(self.actor_class)
+        # two threads: rows() answers while a shard runs (progress inside a shard); one shard at a time per actor
+        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1, max_concurrency=2)(self.actor_class)
         args = (spec, os.path.abspath(out_dir), os.getcwd())
         self._actors = [actor.remote(*args) for _ in range(max(1, min(self.workers, shards)))]
         self._started_for = key
@@ -271,16 +284,29 @@ class RayRunner:
             self.close()
 
     def _dispatch(self, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
-        """Each actor gets a shard once it is ready and the next one whenever it finishes one."""
+        """Each actor gets a shard once it is ready and the next one whenever it finishes one; every POLL_S seconds
+        each busy actor is asked for its rows done (on_done.rows, where on_done has it: Runner.run)."""
         import ray
 
+        on_rows = getattr(on_done, "rows", None)
         todo = list(reversed(shards))
         waiting: dict = {a.ready.remote(): (a, None) for a in self._actors}    # call -> (actor, its shard or None)
+        polls: dict = {}                  # rows() call -> its actor's position in self._actors
+        asked = [0.0] * len(self._actors)
         with _signals_kept() as raise_kept:
             while todo or any(shard is not None for _, shard in waiting.values()):
-                refs, _ = ray.wait(list(waiting), num_returns=1, timeout=1.0)   # (a timeout: Ctrl-C is seen)
+                if on_rows is not None:
+                    self._poll(waiting, polls, asked)
+                refs, _ = ray.wait([*waiting, *polls], num_returns=1, timeout=POLL_S / 2)   # Ctrl-C is seen
                 raise_kept()
                 for ref in refs:
+                    if ref in polls:
+                        del polls[ref]
+                        with contextlib.suppress(ray.exceptions.RayError):     # a dead actor: its shard says why
+                            done = ray.get(ref)
+                            if done is not None:
+                                on_rows(*done)
+                        continue
                     actor, shard = waiting.pop(ref)
                     result = _result(ref)
                     if "error" in result:
@@ -291,6 +317,19 @@ class RayRunner:
                         shard = todo.pop()
                         waiting[actor.shard.remote(shard)] = (actor, shard)
             raise_kept()
+
+    def _poll(self, waiting: dict, polls: dict, asked: list) -> None:
+        """Ask each actor running a shard, and not asked in the last POLL_S seconds, for its rows done."""
+        now = time.monotonic()
+        pending = set(polls.values())
+        for actor, shard in waiting.values():
+            if shard is None:
+                continue
+            k = next((i for i, a in enumerate(self._actors) if a is actor), None)
+            if k is None or k in pending or now - asked[k] < POLL_S:
+                continue
+            asked[k] = now
+            polls[actor.rows.remote()] = k
 
 
 @contextlib.contextmanager

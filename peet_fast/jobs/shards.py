@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 from dataclasses import asdict, dataclass, field
 from typing import Callable, Protocol, Sequence
 
@@ -31,7 +32,7 @@ from peet_fast.jobs.layout import (
     remove_temp_files,
     shard_file,
 )
-from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, sized, small_job_runner
+from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, piece_rows, sized, small_job_runner, texts_per_row
 from peet_fast.jobs.sources import Shard, Source, plan, read_shard
 from peet_fast.model import from_json
 from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
@@ -54,12 +55,17 @@ class WorkerError(RuntimeError):
 
 class JobInterrupted(KeyboardInterrupt):
     """A sharded job stopped by SIGINT or SIGTERM after recording its finished shards; str() is the one line to show
-    (the signal's own KeyboardInterrupt is the __cause__)."""
+    (the signal's own KeyboardInterrupt is the __cause__): how many shards are kept and that a rerun resumes, or,
+    where none had finished, that there is nothing to resume."""
 
     def __init__(self, done: int, total: int):
         self.done = done
         self.total = total
-        super().__init__(f"interrupted: {done} of {total} shards done; run the same command again to resume")
+        if done:
+            message = f"interrupted: {done} of {total} shards done; run the same command again to resume"
+        else:
+            message = f"interrupted before any of {total} shards finished; nothing to resume"
+        super().__init__(message)
 
 
 def check_at_least_one(**options: int | None) -> None:
@@ -103,7 +109,8 @@ class JobSpec:
 
 
 class WorkerState:
-    """What a worker loads once and keeps: the annotator (spaCy pipeline) and the model."""
+    """What a worker loads once and keeps: the annotator (spaCy pipeline) and the model. on_rows, where its runner
+    sets it, hears on_rows(shard index, rows of the shard done) while run_shard computes a shard."""
 
     def __init__(self, spec: JobSpec):
         self.spec = spec
@@ -111,16 +118,62 @@ class WorkerState:
         self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise,
                                    max_line_tokens=spec.max_line_tokens, **spec.cache)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
+        self.on_rows: Callable[[int, int], None] | None = None
+
+
+class RowMeter:
+    """Rows done of a computation that goes through `total` rows in pieces of `piece` rows: report(rows) after each
+    piece (advance(stop)) and, inside a piece, after each parse batch of the annotator's parser (its share of the
+    piece's sentences parsed, the bulk of the work); rows reported only ever grow. A context manager: the parser's
+    progress hook is installed inside the block only."""
+
+    def __init__(self, annotator, total: int, piece: int, report: Callable[[int], None]):
+        self.parser = getattr(annotator, "parser", None)
+        self.total = total
+        self.piece = max(1, piece)
+        self.report = report
+        self.lo, self.hi = 0, min(total, self.piece)
+        self.shown = 0
+        self._saved = None
+
+    def __enter__(self) -> RowMeter:
+        if self.parser is not None and hasattr(self.parser, "progress"):
+            self._saved = self.parser.progress
+            self.parser.progress = self._parsed
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.parser is not None and hasattr(self.parser, "progress"):
+            self.parser.progress = self._saved
+
+    def _parsed(self, parsed: int, to_parse: int) -> None:
+        if self._saved is not None:
+            self._saved(parsed, to_parse)
+        self._show(self.lo + (self.hi - self.lo) * parsed // max(1, to_parse))
+
+    def advance(self, stop: int) -> None:
+        """The rows up to `stop` are done; the next piece starts there."""
+        self._show(stop)
+        self.lo, self.hi = stop, min(self.total, stop + self.piece)
+
+    def _show(self, rows: int) -> None:
+        if rows > self.shown:
+            self.shown = rows
+            self.report(rows)
 
 
 def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
-    """Compute one shard and write it atomically; returns its manifest entry."""
+    """Compute one shard (in pieces, reporting its rows done to state.on_rows where set) and write it atomically;
+    returns its manifest entry."""
     import pyarrow.parquet as pq
 
     spec = state.spec
     rows = read_shard(spec.source, shard)
-    with _lines_of_shard(spec.source, shard, rows):
-        table = _compute_shard(state, shard, rows)
+    on_rows = state.on_rows
+    report = (lambda n: on_rows(shard.index, n)) if on_rows is not None else (lambda n: None)
+    with _lines_of_shard(spec.source, shard, rows), \
+            RowMeter(state.annotator, shard.stop - shard.start, piece_rows(texts_per_row(spec)), report) as meter:
+        table = _compute_shard(state, shard, rows, meter)
     path = os.path.join(out_dir, shard_file(shard.index))
     entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
              "rows": table.num_rows, "input": shard.digest}
@@ -146,29 +199,36 @@ def _lines_of_shard(source: Source, shard: Shard, rows: dict):
     return lines_located([(path, rows["mo"]), (path, rows["trg"])], first, suffix)
 
 
-def _compute_shard(state: WorkerState, shard: Shard, rows: dict):
-    """The table of one shard's rows."""
+def _compute_shard(state: WorkerState, shard: Shard, rows: dict, meter: RowMeter):
+    """The table of one shard's rows, computed a piece (meter.piece rows) at a time."""
+    import pyarrow as pa
+
     spec = state.spec
     if spec.kind == "featurize":
         if spec.source.kind == "text":
             mo, trg = rows["columns"]
         else:
             mo, trg = rows["mo"], rows["trg"]
-        table = featurize_table(state.annotator, mo, trg, spec.feature_set, start=shard.start)
+        pieces = []
+        for lo in range(0, len(mo), meter.piece):
+            hi = min(len(mo), lo + meter.piece)
+            pieces.append(featurize_table(state.annotator, mo[lo:hi], trg[lo:hi], spec.feature_set,
+                                          start=shard.start + lo))
+            meter.advance(hi)
+        table = (pa.concat_tables(pieces) if pieces else
+                 featurize_table(state.annotator, mo, trg, spec.feature_set, start=shard.start))
         if spec.source.kind == "table":
-            import pyarrow as pa
-
             table = table.add_column(1, pa.field("id", pa.string()), pa.array([str(i) for i in rows["id"]]))
     elif spec.kind == "score":
-        import pyarrow as pa
-
         cols = rows["columns"]
         n_h = len(cols) - spec.n_refs
         contrib = bool(spec.extra.get("contributions", False))
         edits = bool(spec.extra.get("edits", False))
-        tables = [sentence_table(state.model, spec.system_names, ch, contrib)
-                  for ch in score_chunks(state.annotator, state.model, cols[:n_h], cols[n_h:], offset=shard.start,
-                                         edits=edits)]
+        tables = []
+        for ch in score_chunks(state.annotator, state.model, cols[:n_h], cols[n_h:], chunk=meter.piece,
+                               offset=shard.start, edits=edits):
+            tables.append(sentence_table(state.model, spec.system_names, ch, contrib))
+            meter.advance(ch.stop - shard.start)
         table = pa.concat_tables(tables) if tables else None
         if table is None:
             table = sentence_schema(state.model, contrib, edits).empty_table()
@@ -304,7 +364,8 @@ class Runner(Protocol):
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         """Compute these shards of the job (run_shard) into out_dir, calling on_done with each one's manifest entry
-        as it finishes (in any order)."""
+        as it finishes (in any order), and, where on_done has a `rows` attribute, on_done.rows(shard index, rows of
+        it done) while a shard runs (every second or two: WorkerState.on_rows)."""
 
     def start(self, spec: JobSpec, out_dir: str, shards: int) -> None:
         """Get ready for a job of this many shards (start workers) without waiting: called by run_job as soon as
@@ -318,8 +379,10 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
             progress: Callable[[int, int], None] | None = None) -> Manifest:
     """Plan the shards (of spec.shard_rows rows, or as jobs.sizing chooses where it is None; a small job for a local
     Ray runner runs in this process instead), skip those an earlier run completed, compute the rest with runner, and
-    return the manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned and
-    after each shard; its describe(text) method, where it has one, hears the number of shards. While it runs,
+    return the manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned, while
+    shards run (rows of finished shards plus those done in running ones) and after each shard; its describe(text)
+    method, where it has one, hears the number of shards. A rerun says on stderr how many shards it reused, or that
+    the job is already complete (then no runner is started: no Ray for nothing to do). While it runs,
     DIR/_lock stops a second job on the directory. However the run ends (an error, SIGINT or SIGTERM as
     KeyboardInterrupt), the finished shards are recorded and temporary files removed; an interruption is raised as
     JobInterrupted. A directory this run created is removed again when it ends before any shard finished (nothing
@@ -338,10 +401,15 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
     try:
         manifest = Manifest(out_dir, spec, shards, total)
         previous = manifest.check_directory()
-        runner.start(spec, out_dir, len(shards))     # Ray's actors warm up while this process verifies
+        maybe_complete = _recorded_complete(manifest, *previous[:2])
+        if not maybe_complete:
+            runner.start(spec, out_dir, len(shards))     # Ray's actors warm up while this process verifies
         manifest.verify_previous(*previous)
         remove_temp_files(out_dir)            # left by a run that was killed (we hold the lock)
         manifest.write()
+        _say_reused(manifest, out_dir)
+        if maybe_complete and len(manifest.done) < manifest.n_shards:
+            runner.start(spec, out_dir, manifest.n_shards - len(manifest.done))    # a recorded shard did not verify
         _run_shards(manifest, runner, progress)
         return manifest
     except BaseException:
@@ -356,17 +424,56 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
         lock.release()
 
 
+def _recorded_complete(manifest: Manifest, parts: dict[int, str], recorded: dict[int, dict]) -> bool:
+    """Whether the old manifest lists every planned shard of this job with its part file present (cheap: nothing
+    read but the listing): then the rerun most likely has nothing to compute, and starts no runner unless the
+    verification finds a shard missing."""
+    return bool(manifest.shards) and all(
+        index in recorded and recorded[index].get("file") == parts.get(index) and manifest._planned(recorded[index])
+        for index in manifest.shards)
+
+
+def _say_reused(manifest: Manifest, out_dir: str) -> None:
+    """One line on stderr when a rerun keeps shards of an earlier run: how many it reused, or that it is complete."""
+    done, n = len(manifest.done), manifest.n_shards
+    if not done:
+        return
+    what = manifest.spec.kind
+    if done == n:
+        print(f"peet-fast {what}: {out_dir}: the job is already complete ({n} of {n} shards); nothing to compute",
+              file=sys.stderr)
+    else:
+        print(f"peet-fast {what}: {out_dir}: {done} of {n} shards already done, reused", file=sys.stderr)
+
+
 def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int], None] | None) -> None:
     todo = [s for s in manifest.shards.values() if s.index not in manifest.done]
     total = manifest.total
     done_rows = total - sum(s.stop - s.start for s in todo)
+    running: dict[int, int] = {}      # rows done so far in each running shard
+    shown = done_rows
+
+    def show() -> None:
+        nonlocal shown
+        shown = max(shown, done_rows + sum(running.values()))     # a retried shard starts again: never back
+        if progress is not None:
+            progress(shown, total)
 
     def finished(entry: dict) -> None:
         nonlocal done_rows
         manifest.add(entry)
+        running.pop(entry["index"], None)
         done_rows += entry["stop"] - entry["start"]
-        if progress is not None:
-            progress(done_rows, total)
+        show()
+
+    def rows(index: int, n: int) -> None:
+        shard = manifest.shards.get(index)
+        if shard is None or index in manifest.done:
+            return
+        running[index] = max(0, min(n, shard.stop - shard.start))
+        show()
+
+    finished.rows = rows                      # type: ignore[attr-defined]   (see Runner.run)
 
     if progress is not None:
         if hasattr(progress, "describe"):

@@ -21,7 +21,16 @@ from peet_fast.formats.sentences import SentenceWriter
 from peet_fast.io import InputError, check_output, lines_located, read_parallel
 from peet_fast.jobs.layout import iter_dataset_batches, shard_paths
 from peet_fast.jobs.local import LocalRunner
-from peet_fast.jobs.shards import JobInterrupted, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
+from peet_fast.jobs.shards import (
+    JobInterrupted,
+    JobOptionError,
+    JobSpec,
+    RowMeter,
+    Runner,
+    check_at_least_one,
+    run_job,
+)
+from peet_fast.jobs.sizing import piece_rows
 from peet_fast.jobs.sources import Source, text_source
 from peet_fast.model import Model, check_source_mode
 from peet_fast.scoring import (
@@ -36,7 +45,7 @@ from peet_fast.scoring import (
 # progress(rows done, total rows or None where not known in advance); a sharded job also calls its describe(text),
 # where it has one, with the number of shards
 ProgressFn = Callable[[int, "int | None"], None]
-_FEATURIZE_CHUNK = 4096
+_FEATURIZE_CHUNK = 4096       # rows written at once to a features file (its row groups / record batches)
 
 
 @dataclass
@@ -105,15 +114,24 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
 
 def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: Callable[[], Annotator],
                     progress: ProgressFn | None) -> int:
+    import pyarrow as pa
+
     mo, trg = read_parallel(source.paths)
     annotator = load_annotator()
-    with TableWriter(out, feature_table_schema(feature_set)) as w, lines_located(list(zip(source.paths, (mo, trg)))):
-        for lo in range(0, len(mo), _FEATURIZE_CHUNK):
-            hi = min(len(mo), lo + _FEATURIZE_CHUNK)
-            w.write(featurize_table(annotator, mo[lo:hi], trg[lo:hi], feature_set, start=lo))
-            if progress is not None:
-                progress(hi, len(mo))
-    return len(mo)
+    n = len(mo)
+    report = (lambda rows: progress(rows, n)) if progress is not None else (lambda rows: None)
+    piece = piece_rows(2)
+    with TableWriter(out, feature_table_schema(feature_set)) as w, lines_located(list(zip(source.paths, (mo, trg)))), \
+            RowMeter(annotator, n, piece, report) as meter:
+        for lo in range(0, n, _FEATURIZE_CHUNK):          # computed a piece at a time (progress), written per chunk
+            hi = min(n, lo + _FEATURIZE_CHUNK)
+            pieces = []
+            for a in range(lo, hi, piece):
+                b = min(hi, a + piece)
+                pieces.append(featurize_table(annotator, mo[a:b], trg[a:b], feature_set, start=a))
+                meter.advance(b)
+            w.write(pa.concat_tables(pieces))
+    return n
 
 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
@@ -189,17 +207,21 @@ def score_in_process(annotator, model: Model, names: Sequence[str], hyps: Sequen
     n = len(refs[0]) if refs else 0
     files = list(hyp_files) if hyp_files is not None else list(names)
     sinks = [] if on_table is None else [on_table]
+    # chunks of about PIECE_SENTENCES sentences, and the parser's batches inside them: progress every second or two
+    chunk = piece_rows(len(hyps) + len(refs))
+    meter = RowMeter(annotator, n, chunk, (lambda rows: progress(rows, n)) if progress is not None else lambda r: None)
 
     def on_chunk(ch) -> None:
         if sinks:
             table = sentence_table(model, names, ch, contributions)
             for sink in sinks:
                 sink(table)
-        if progress is not None:
-            progress(ch.stop, n)
+        meter.advance(ch.stop)
 
     def run() -> list[SystemScore]:
-        return score_systems(annotator, model, files, hyps, refs, on_chunk=on_chunk, edits=edits, names=names)
+        with meter:
+            return score_systems(annotator, model, files, hyps, refs, chunk, on_chunk=on_chunk, edits=edits,
+                                 names=names)
 
     if out is None:
         return run()

@@ -61,8 +61,8 @@ def test_start_comes_before_the_part_files_are_verified_and_close_after_the_run(
     run_job(spec_of(tmp_path), str(tmp_path / "job"), Recording(events))
     assert events == [("start", 6), ("verify",), ("run", 6), ("close",)]
     events.clear()
-    run_job(spec_of(tmp_path), str(tmp_path / "job"), Recording(events))      # all done: nothing to run
-    assert events == [("start", 6), ("verify",), ("close",)]
+    run_job(spec_of(tmp_path), str(tmp_path / "job"), Recording(events))      # all done: nothing to run, no start
+    assert events == [("verify",), ("close",)]
 
 
 def test_a_refused_directory_starts_nothing_and_a_failed_verification_still_closes(tmp_path):

@@ -42,20 +42,19 @@ def sample_spec(shard_rows=None) -> JobSpec:
                    spacy_model=SPACY_MODEL, shard_rows=shard_rows)
 
 
-@given(total=st.integers(1, 200_000), workers=st.integers(1, 64))
-def test_every_worker_gets_a_shard(total, workers):
-    rows = sizing.auto_shard_rows(total, workers)
+@given(total=st.integers(1, 200_000), workers=st.integers(1, 64), per_row=st.integers(1, 12))
+def test_every_worker_gets_a_shard(total, workers, per_row):
+    rows = sizing.auto_shard_rows(total, workers, per_row)
     n_shards = math.ceil(total / rows)
-    assert 1 <= rows <= sizing.DEFAULT_SHARD_ROWS
+    assert rows >= 1
     assert n_shards >= min(workers, total)
-    if workers == 1 or total >= workers * sizing.DEFAULT_SHARD_ROWS:
-        assert rows == sizing.DEFAULT_SHARD_ROWS           # large inputs and one worker: as before
-    else:
+    if n_shards < sizing.SHARDS_PER_WORKER * workers and workers > 1 and rows == max(1, total // workers):
         assert total - workers * rows < workers              # past the first round: fewer than `workers` rows
+    # (the time-based rules: tests/jobs/test_progress_and_sizing.py)
 
 
 @pytest.mark.parametrize("workers, rows, expected", [
-    (1, 20_000, [(0, 36)]), (2, 18, [(0, 18), (18, 36)]),
+    (1, 666, [(0, 36)]), (2, 18, [(0, 18), (18, 36)]),
     (5, 7, [(0, 7), (7, 14), (14, 21), (21, 28), (28, 35), (35, 36)])])
 def test_planner_cuts_a_small_input_for_the_workers(tmp_path, workers, rows, expected):
     spec = sample_spec()
