@@ -5,11 +5,13 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
     add_zh_resources,
     load_annotator,
+    warn_if_untokenised,
 )
 from peet_fast.cli.compare import add_scoring_options, check_beta
 from peet_fast.io import InputError, check_output, write_json
@@ -27,8 +29,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "references (the same TP/FP/FN as errant_parallel + errant_compare, or ChERRANT with --lang zh);\n"
                     "the agreement is the mean of the sets' F. Each source sentence is parsed once for all sets.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--src", metavar="SRC", help="source text, one sentence per line (not with --para)")
-    p.add_argument("--ref", required=True, nargs="+", metavar="SET",
+    add_io_option(p, "src", metavar="SRC", help="source text, one sentence per line (not with --para)")
+    add_io_option(p, "ref", required=True, nargs="+", metavar="SET",
                    help="the correction sets (at least 2), line-aligned with SRC; a set's name is its file name\n"
                         "without extension")
     p.add_argument("--para", "-para", action="store_true",
@@ -75,6 +77,8 @@ def run(args) -> int:
     seed = None if args.sample is None else (args.seed or 0)
     A.set_names(args.ref)
     src, sets = A.read_para_sets(args.ref) if args.para else A.read_text_sets(args.src, args.ref)
+    if not args.para:
+        warn_if_untokenised(args, zip([args.src, *args.ref], [src, *sets]))
     result = A.agreement(load_annotator(args, args.lang), src, sets, args.ref, sample=args.sample, seed=seed,
                          pairwise=args.pairwise, beta=args.beta, mode=args.mode, rules=span_rules(args.lang),
                          single=args.single, multi=args.multi, filt=args.filt)

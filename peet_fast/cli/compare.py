@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
@@ -55,11 +56,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "errant_compare's single-dash flags (-hyp -ref -b -v -cs -cse -ds -dt -single -multi -filt\n"
                     "-cat) and their double-dash spellings (--hyp --ref ...) are both accepted.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("-hyp", "--hyp", required=True, metavar="HYP",
+    add_io_option(p, "hyp", required=True, metavar="HYP",
                    help="hypothesis M2 file (with --src: hypothesis text)")
-    p.add_argument("-ref", "--ref", required=True, nargs="+", metavar="REF",
+    add_io_option(p, "ref", required=True, nargs="+", metavar="REF",
                    help="reference M2 file (with --src: one or more reference texts, annotators 0, 1, ...)")
-    p.add_argument("--src", metavar="SRC", help="source text: --hyp/--ref are parallel text, not M2")
+    add_io_option(p, "src", metavar="SRC", help="source text: --hyp/--ref are parallel text, not M2")
     p.add_argument("--para", action="store_true",
                    help="--lang zh: --hyp and --ref are ChERRANT parallel files (id<TAB>source<TAB>target...;\n"
                         "any number of references per line), annotated here")
@@ -126,7 +127,7 @@ def run(args) -> int:
     check_output(args.summary)
     src, hyp_t, refs_t, blocks = read_inputs(args)
     if args.src is not None:
-        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t)])
+        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t), *args.ref])
     if args.metric == "cleme":
         return run_cleme(args, src, hyp_t, refs_t, blocks)
     if text:

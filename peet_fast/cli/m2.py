@@ -5,11 +5,13 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
     add_zh_resources,
     load_annotator,
+    warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
@@ -23,14 +25,12 @@ def add_parser(sub) -> argparse.ArgumentParser:
         description="Align parallel text files and extract and classify the edits, as errant_parallel does: "
                     "byte-identical M2 under the same spaCy pipeline. An empty orig line still gets its block.\n"
                     "errant_parallel's flags (-orig -cor -out -tok -lev -merge), ChERRANT parallel_to_m2's (-f/--file, "
-                    "-o/--output, -s/--multi_cheapest_strategy, --segmented, --no_simplified) and double-dash "
-                    "spellings (--orig --cor --out ...) are all accepted.",
+                    "-o/--output, -s/--multi_cheapest_strategy, --segmented, --no_simplified), double-dash "
+                    "spellings (--orig --cor --out ...) and peet-fast's --src --hyp --out are all accepted.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("-orig", "--orig", metavar="ORIG",
-                   help="the original text file (one sentence per line); required unless -para")
-    p.add_argument("-cor", "--cor", nargs="+", metavar="COR",
-                   help="one or more corrected text files; required with -orig")
-    p.add_argument("-out", "--out", "-o", "--output", required=True, metavar="OUT", help="the output M2 file")
+    add_io_option(p, "src", metavar="ORIG", help="the original text file (one sentence per line); required unless -para")
+    add_io_option(p, "hyp", nargs="+", metavar="COR", help="one or more corrected text files; required with -orig")
+    add_io_option(p, "out", required=True, metavar="OUT", help="the output M2 file")
     add_tokenize_option(p)
     p.add_argument("-lev", "--lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
     p.add_argument("-merge", "--merge", choices=MERGES, default="rules",
@@ -60,10 +60,10 @@ def run(args) -> int:
 
     if args.para and args.lang != "zh":
         raise InputError("-para", "is for --lang zh only")
-    if args.para and (args.orig or args.cor):
+    if args.para and (args.src or args.hyp):
         raise InputError("-para", "give either -para FILE or -orig/-cor files, not both")
     if not args.para:
-        for flag, given in (("-orig", args.orig), ("-cor", args.cor)):
+        for flag, given in (("-orig", args.src), ("-cor", args.hyp)):
             if not given:
                 raise InputError(flag, "is required (or -para FILE with --lang zh)")
     annotator = load_annotator(args, args.lang)
@@ -72,11 +72,12 @@ def run(args) -> int:
         sources, targets = read_para(args.para)
         columns = []
     else:
-        sources, *cors = read_parallel([args.orig, *args.cor])
+        sources, *cors = read_parallel([args.src, *args.hyp])
         targets = [list(t) for t in zip(*cors)]
-        columns = list(zip([args.orig, *args.cor], [sources, *cors]))
+        columns = list(zip([args.src, *args.hyp], [sources, *cors]))
+        warn_if_untokenised(args, columns)
     with progress_for(args, total=len(sources)) as progress, lines_located(columns), atomic_write(args.out) as out:
-        n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.orig)
-    files = f", {len(args.cor)} corrected file{'s' if len(args.cor) > 1 else ''}" if args.cor else ""
+        n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.src)
+    files = f", {len(args.hyp)} corrected file{'s' if len(args.hyp) > 1 else ''}" if args.hyp else ""
     print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
     return 0

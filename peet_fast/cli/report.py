@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from peet_fast.cli._common import add_io_option
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, ranking_from_args
 
 
@@ -16,7 +17,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "the human scores. DIR is written complete or not at all; an existing DIR must be empty or an "
                     "earlier report, which is replaced.")
     add_rank_inputs(p)
-    p.add_argument("--out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
+    add_io_option(p, "out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
     p.add_argument("--title", default="peet-fast report", help="the page title")
     return p
 

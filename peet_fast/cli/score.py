@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_job_options,
     add_pipeline_options,
     add_system_inputs,
@@ -37,7 +38,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "ratio).")
     add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
-    p.add_argument("--out", metavar="DIR|FILE",
+    add_io_option(p, "out", metavar="DIR|FILE",
                    help="per-sentence results. FILE.tsv/.csv/.jsonl/.parquet/.arrow: one file of that format; DIR "
                         "(no suffix, or an existing directory): a resumable sharded job, DIR/part-*.parquet (one "
                         "dataset: pyarrow.parquet.read_table(DIR)), progress in DIR/_manifest.json")
