@@ -205,3 +205,36 @@ def test_synth_train_excgec_with_short_names(capsys, tmp_path):
     out, _ = run_ok(capsys, ["excgec", "-hyp", FIXTURES / "excgec" / "hyp.json", "-ref",
                              FIXTURES / "excgec" / "ref.json", "--no-correction"])
     assert out
+
+
+# --- raw text: the untokenised warning on every command that extracts English edits, once, naming every raw file --
+
+RAW = ["He go home, then he sleep.\nI has a cat.\n", "He went home, then he slept.\nI have a cat.\n",
+       "He goes home, then he sleeps.\nI has cats.\n"]
+
+
+@pytest.mark.parametrize("command", ["m2", "ensemble", "agreement", "score", "compare", "featurize"])
+def test_raw_input_gets_one_warning_naming_every_raw_file(capsys, tmp_path, command):
+    raw = []
+    for k, text in enumerate(RAW):
+        raw.append(tmp_path / f"raw{k}.txt")
+        raw[-1].write_text(text)
+    tokenised = tmp_path / "tok.txt"
+    tokenised.write_text("He goes home , then he sleeps .\nI have a cat .\n")
+    r0, r1, r2 = raw
+    argv = {"m2": ["m2", "-orig", r0, "-cor", r1, r2, tokenised, "-out", tmp_path / "o.m2"],
+            "ensemble": ["ensemble", "-src", r0, "-hyp", r1, r2, tokenised, "-o", tmp_path / "e.txt"],
+            "agreement": ["agreement", "--src", r0, "--ref", r1, r2, tokenised],
+            "score": ["score", "-hyp", r1, r2, tokenised, "-ref", r0],
+            "compare": ["compare", "--src", r0, "--hyp", r1, "--ref", r2, tokenised],
+            "featurize": ["featurize", "--hyp", r1, "--ref", r2, "-o", tmp_path / "f.parquet"]}[command]
+    out, err = run_ok(capsys, [*argv, *SPACY])
+    warnings = [line for line in err.splitlines() if "warning" in line]
+    assert len(warnings) == 1, err
+    expected = [r for r in raw if str(r) in map(str, argv)]
+    assert warnings[0].startswith(f"peet-fast {command}: warning: input looks untokenised")
+    for r in raw:
+        assert (f"{r} (2 of 2 lines)" in warnings[0]) == (r in expected)
+    assert str(tokenised) not in warnings[0] and "give -tok" in warnings[0]
+    _, err = run_ok(capsys, [*argv, *SPACY, "-tok"])
+    assert "warning" not in err
