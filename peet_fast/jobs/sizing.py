@@ -57,10 +57,12 @@ def small_job_runner(spec, runner, total: int):
     min_rows = math.ceil(min_sentences / per_row)
     if total >= min_rows:
         return runner
-    unit = "lines" if spec.source.kind == "text" else "rows"
+    unit = ("line" if spec.source.kind == "text" else "row") + ("" if total == 1 else "s")
     files = f" of {per_row} files" if spec.source.kind == "text" and per_row > 1 else ""
-    print(f"peet-fast {spec.kind}: {total} {unit}: running in this process (below {min_rows} {unit}{files} Ray's "
-          f"start-up costs more than it saves); --workers ignored", file=sys.stderr)
+    workers = getattr(runner, "workers", None)
+    print(f"peet-fast {spec.kind}: {total} {unit}{files} {'is' if total == 1 else 'are'} too few to pay for starting "
+          f"Ray ({min_rows} or more do), so the job runs in this process instead of on "
+          f"{f'--workers {workers}' if workers else 'Ray'}.", file=sys.stderr)
     return runner.in_process()
 
 
