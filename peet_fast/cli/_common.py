@@ -304,6 +304,16 @@ def load_annotator(args, lang: str = "en", **options):
     return load(lang, **options)
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 line', '2 lines' (words: the plural where it is not word + 's')."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def print_model_line(model, references: int) -> None:
+    """The model and the number of references a ranking used, on stderr (score, rank, report)."""
+    print(f"model: {model.name} ({model.feature_set} features); references: {references}", file=sys.stderr)
+
+
 def model_summary(model, args) -> dict:
     """The model's entry of a --summary file."""
     return {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,

@@ -11,6 +11,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     add_zh_resources,
     load_annotator,
+    plural,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import parse_unit, progress_for
@@ -66,6 +67,6 @@ def run(args) -> int:
         fh.writelines(s + "\n" for s in result.sentences)
     print(f"peet-fast ensemble: {len(args.hyp)} systems, {result.candidates} distinct edits, {result.kept} applied "
           f"({result.dropped_overlaps} with enough votes dropped for overlapping); thresholds {th.min_votes} / "
-          f"{th.min_votes_relaxed} (word order, spelling); wrote {len(result.sentences)} lines to {args.out}",
+          f"{th.min_votes_relaxed} (word order, spelling); wrote {plural(len(result.sentences), 'line')} to {args.out}",
           file=sys.stderr)
     return 0

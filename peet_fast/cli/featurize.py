@@ -13,6 +13,7 @@ from peet_fast.cli._common import (
     job_options,
     job_runner,
     max_line_tokens,
+    plural,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
@@ -64,9 +65,9 @@ def run(args) -> int:
                          shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
                          progress=progress, tokenise=args.tok, cache=cache_options(args))
     if done.shards is None:
-        print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
+        print(f"peet-fast featurize: wrote {plural(done.rows, 'row')} ({args.features} features) to {args.out}",
               file=sys.stderr)
     else:
-        print(f"peet-fast featurize: {done.rows} rows ({args.features} features) in {done.shards} shards "
-              f"in {args.out}", file=sys.stderr)
+        print(f"peet-fast featurize: {plural(done.rows, 'row')} ({args.features} features) in "
+              f"{plural(done.shards, 'shard')} in {args.out}", file=sys.stderr)
     return 0

@@ -11,6 +11,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     add_zh_resources,
     load_annotator,
+    plural,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
@@ -78,6 +79,7 @@ def run(args) -> int:
         warn_if_untokenised(args, columns)
     with progress_for(args, total=len(sources)) as progress, lines_located(columns), atomic_write(args.out) as out:
         n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.src)
-    files = f", {len(args.hyp)} corrected file{'s' if len(args.hyp) > 1 else ''}" if args.hyp else ""
-    print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
+    files = f", {plural(len(args.hyp), 'corrected file')}" if args.hyp else ""
+    print(f"peet-fast m2: wrote {plural(n, 'sentence block')} ({annotator.scheme}{files}) to {args.out}",
+          file=sys.stderr)
     return 0

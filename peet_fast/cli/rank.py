@@ -11,10 +11,11 @@ from peet_fast.cli._common import (
     hyp_systems,
     load_annotator,
     model_summary,
+    print_model_line,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.cli.score import PER_WORD_NOTE
+from peet_fast.cli.score import PER_WORD_HELP
 from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
 
 
@@ -70,7 +71,7 @@ def ranking_from_args(args):
     return ranking, model
 
 
-def print_ranking(ranking) -> None:
+def print_ranking(ranking, model, references: int) -> None:
     systems = ranking.systems
     width = max(len("system"), *(len(s.name) for s in systems))
     human = ranking.correlation is not None
@@ -82,7 +83,7 @@ def print_ranking(ranking) -> None:
         print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
               f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
               + (f"  {h:>9}" if human else ""))
-    print(PER_WORD_NOTE, file=sys.stderr)
+    print_model_line(model, references)
     if human:
         c = ranking.correlation
         fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")
@@ -104,7 +105,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "distance to the closest reference / that reference's length, averaged over sentences) as the "
                     "technical-effort baseline; with --human, the Spearman and Pearson correlations of PEET and of "
                     "WER with the human scores (PEET and WER are lower-is-better, so agreement shows as a negative "
-                    "correlation; the raw sign is reported).")
+                    "correlation; the raw sign is reported). " + PER_WORD_HELP + " WER = the mean over sentences of "
+                    "word edit distance to the closest reference / its length; p(next) = the paired-bootstrap p-value "
+                    "against the next system.")
     add_rank_inputs(p)
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ...}], "correlation": '
@@ -119,5 +122,5 @@ def run(args) -> int:
         summary = {"model": model_summary(model, args),
                    "references": list(args.ref), "human": args.human, **ranking.summary()}
         write_json(args.summary, summary)
-    print_ranking(ranking)
+    print_ranking(ranking, model, len(args.ref))
     return 0

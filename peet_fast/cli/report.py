@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_io_option
+from peet_fast.cli._common import add_io_option, plural
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, ranking_from_args
 
 
@@ -30,6 +30,7 @@ def run(args) -> int:
     check_report_dir(args.out)
     ranking, model = ranking_from_args(args)
     images = write_report(args.out, ranking, model, args.title, args.human)
-    print_ranking(ranking)
-    print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {len(images)} plots", file=sys.stderr)
+    print_ranking(ranking, model, len(args.ref))
+    print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {plural(len(images), 'plot')}",
+          file=sys.stderr)
     return 0

@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_io_option
+from peet_fast.cli._common import add_io_option, plural
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, check_output
 
@@ -47,5 +47,5 @@ def run(args) -> int:
         raise InputError(args.sentences, str(exc)) from None
     write_pairs(args.out, pairs)
     same = sum(m == t for m, t in pairs)
-    print(f"peet-fast synth: wrote {len(pairs)} pairs ({same} identical) to {args.out}", file=sys.stderr)
+    print(f"peet-fast synth: wrote {plural(len(pairs), 'pair')} ({same} identical) to {args.out}", file=sys.stderr)
     return 0
