@@ -32,7 +32,7 @@ from peet_fast.jobs.layout import (
     shard_file,
 )
 from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, sized, small_job_runner
-from peet_fast.jobs.sources import Shard, Source, plan, read_shard
+from peet_fast.jobs.sources import Shard, Source, id_type, plan, read_shard, typed_ids
 from peet_fast.model import from_json
 from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
 
@@ -103,6 +103,8 @@ class JobSpec:
         if not self.tokenise:
             d.pop("tokenise")      # the signature of a pre-tokenised job is what it was before the option
         d.pop("max_line_tokens")   # nor does a limit: it refuses a line, or the result is the same
+        if self.source.kind == "table":
+            d["ids"] = "typed"     # the id column keeps the input's type (earlier versions: always strings)
         return d
 
     def recorded_settings(self) -> dict:
@@ -119,7 +121,7 @@ class JobSpec:
 SETTING_NAMES = {"kind": "command", "source": "inputs", "feature_set": "--features", "tokenise": "-tok",
                  "spacy_model": "--spacy-model", "shard_rows": "--shard-rows", "model": "--model",
                  "system_names": "system names", "n_refs": "references", "extra": "--contributions/--edits",
-                 "peet_fast": "peet-fast version"}
+                 "peet_fast": "peet-fast version", "ids": "id column"}
 
 
 def _shown(key: str, value) -> str:
@@ -131,6 +133,8 @@ def _shown(key: str, value) -> str:
         return f"{value.get('name')} ({str(value.get('sha256'))[:12]})"
     if key == "extra" and isinstance(value, dict):
         return " ".join(f"--{k}" for k in sorted(value)) or "neither"
+    if key == "ids":
+        return "the input's type" if value == "typed" else "strings (an earlier peet-fast)"
     if value is None:
         return "the default"
     if isinstance(value, (list, tuple)):
@@ -157,6 +161,7 @@ class WorkerState:
         self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise,
                                    max_line_tokens=spec.max_line_tokens, **spec.cache)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
+        self.id_type = id_type(spec.source) if spec.source.kind == "table" else None
 
 
 def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
@@ -204,7 +209,8 @@ def _compute_shard(state: WorkerState, shard: Shard, rows: dict):
         if spec.source.kind == "table":
             import pyarrow as pa
 
-            table = table.add_column(1, pa.field("id", pa.string()), pa.array([str(i) for i in rows["id"]]))
+            table = table.add_column(1, pa.field("id", state.id_type),
+                                     typed_ids(spec.source, shard, rows["id"], state.id_type))
     elif spec.kind == "score":
         import pyarrow as pa
 
