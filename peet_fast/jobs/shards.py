@@ -429,7 +429,7 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
 
     if progress is not None:
         if hasattr(progress, "describe"):
-            progress.describe(f"{manifest.n_shards} shards")
+            progress.describe(f"{manifest.n_shards} shard{'' if manifest.n_shards == 1 else 's'}")
         progress(done_rows, total)
 
     if not todo:
