@@ -238,3 +238,45 @@ def test_raw_input_gets_one_warning_naming_every_raw_file(capsys, tmp_path, comm
     assert str(tokenised) not in warnings[0] and "give -tok" in warnings[0]
     _, err = run_ok(capsys, [*argv, *SPACY, "-tok"])
     assert "warning" not in err
+
+
+# --- errant's and ChERRANT's other flags: the same on every command where they mean the same -----------------------
+
+ANNOTATING = {"m2", "compare", "agreement"}     # commands that annotate as errant_parallel / parallel_to_m2 do
+TOOL_FLAGS = {
+    **{f: ANNOTATING | {"ensemble"} for f in ("-lev", "--lev", "-merge", "--merge")},
+    **{f: ANNOTATING for f in ("-s", "--strategy", "--multi_cheapest_strategy", "--no-t2s", "--no_simplified",
+                               "--segmented", "--cilin", "--confusion")},
+    **{f: {"compare", "agreement"} for f in ("-b", "--beta", "-cs", "-cse", "-ds", "-dt", "-single", "-multi", "-filt")},
+    **{f: {"compare"} for f in ("-v", "--verbose", "-cat", "--cat")},
+    **{f: TOK for f in ("-tok", "--tokenize")},
+}
+
+
+@pytest.mark.parametrize("flag", sorted(TOOL_FLAGS))
+def test_a_tool_flag_is_taken_by_every_command_it_applies_to(flag):
+    commands = build_parser().commands
+    taking = {name for name, p in commands.items() if flag in p._option_string_actions}
+    expected = TOOL_FLAGS[flag] | ({"ensemble", "excgec"} if flag in ("--cilin", "--confusion") else set())
+    assert taking == expected
+
+
+def test_compare_from_text_takes_errant_parallels_alignment_flags(capsys, tmp_path):
+    # compare --src -lev -merge all-split == m2 -lev -merge all-split, then compare on the M2 files
+    src = tmp_path / "src.txt"
+    src.write_text("He go to school by the bus .\nShe like apples very much .\n")
+    hyp = tmp_path / "hyp.txt"
+    hyp.write_text("He goes at school by bus .\nShe likes apple very much .\n")
+    ref = tmp_path / "ref.txt"
+    ref.write_text("He goes to school by bus .\nShe likes apples very much .\n")
+    flags = ["-lev", "-merge", "all-merge", *SPACY]     # go to -> goes at: one edit, matching no reference edit
+    run_ok(capsys, ["m2", "-orig", src, "-cor", hyp, "-out", tmp_path / "h.m2", *flags])
+    run_ok(capsys, ["m2", "-orig", src, "-cor", ref, "-out", tmp_path / "r.m2", *flags])
+    expected, _ = run_ok(capsys, ["compare", "-hyp", tmp_path / "h.m2", "-ref", tmp_path / "r.m2"])
+    out, _ = run_ok(capsys, ["compare", "--src", src, "--hyp", hyp, "--ref", ref, *flags])
+    assert out == expected
+    default, _ = run_ok(capsys, ["compare", "--src", src, "--hyp", hyp, "--ref", ref, *SPACY])
+    assert default != expected                  # the flags changed the edits
+    rc = main(["compare", "-hyp", str(tmp_path / "h.m2"), "-ref", str(tmp_path / "r.m2"), "-lev"])
+    assert rc == 2 and capsys.readouterr().err.splitlines()[-1] == (
+        "peet-fast compare: error: -lev: applies to text input (--src or --para) only")

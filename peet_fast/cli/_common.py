@@ -186,6 +186,33 @@ def add_tokenize_option(p) -> None:
                         "pre-tokenised, split on whitespace)")
 
 
+MERGES = ["rules", "all-split", "all-merge", "all-equal"]
+
+
+def add_alignment_options(p) -> None:
+    """-lev and -merge: errant_parallel's alignment and merging of English edits (m2, compare, agreement, ensemble;
+    not the PEET commands, whose features are defined on ERRANT's default edits)."""
+    p.add_argument("-lev", "--lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
+    p.add_argument("-merge", "--merge", choices=MERGES, default="rules",
+                   help="merging strategy:\n"
+                        "rules: rule-based merging (default)\n"
+                        "all-split: merge nothing: MSSDI -> M, S, S, D, I\n"
+                        "all-merge: merge adjacent non-matches: MSSDI -> M, SSDI\n"
+                        "all-equal: merge adjacent same-type non-matches: MSSDI -> M, SS, D, I")
+
+
+def add_zh_alignment_options(p, when: str, strategy: bool = True) -> None:
+    """ChERRANT parallel_to_m2's options of char-level annotation: -s/--strategy/--multi_cheapest_strategy (with
+    strategy), --no-t2s/--no_simplified, --segmented; `when` starts each help text."""
+    if strategy:
+        p.add_argument("-s", "--strategy", "--multi_cheapest_strategy", choices=["all", "first"], default="all",
+                       help=f"{when}every minimum-cost alignment of a target (all, default) or the first only")
+    p.add_argument("--no-t2s", "--no_simplified", action="store_true",
+                   help=f"{when}do not convert targets to simplified (OpenCC t2s)")
+    p.add_argument("--segmented", action="store_true",
+                   help=f"{when}texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
+
+
 UNTOKENISED_SAMPLE = 1000       # lines looked at per input
 
 

@@ -5,10 +5,12 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_alignment_options,
     add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
+    add_zh_alignment_options,
     add_zh_resources,
     load_annotator,
     warn_if_untokenised,
@@ -47,9 +49,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                        "zh: ChERRANT's char-level edits and its scoring rules")
     add_scoring_options(p)
     add_tokenize_option(p)
-    p.add_argument("--strategy", choices=["all", "first"], default="all",
-                   help="--lang zh: keep all minimum-cost alignments (default) or the first")
     add_zh_resources(p, "--lang zh: ")
+    add_zh_alignment_options(p, "--lang zh: ")
+    add_alignment_options(p)
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"sets": [{"name", "references": [names], "TP", "FP", "FN", "P", "R", "F"}],\n'
                         '"average_f", "beta", "mode", "sample", "seed"} as JSON')

@@ -5,10 +5,12 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_alignment_options,
     add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
+    add_zh_alignment_options,
     add_zh_resources,
     load_annotator,
     warn_if_untokenised,
@@ -76,9 +78,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="ChERRANT's alternative alignments of one target (T<i>-A<j>):\n"
                         "pool: one candidate per annotator id, as the tools do (default);\n"
                         "separate: one candidate per alignment (the best is chosen)")
-    p.add_argument("--strategy", choices=["all", "first"], default="all",
-                   help="--lang zh with --src: keep all minimum-cost alignments (default) or the first")
-    add_zh_resources(p, "--lang zh with --src: ")
+    add_zh_resources(p, "--lang zh with --src or --para: ")
+    add_zh_alignment_options(p, "--lang zh with --src or --para: ")
+    add_alignment_options(p)
     p.add_argument("--allow-source-mismatch", action="store_true",
                    help="score M2 blocks whose S lines differ between --hyp and --ref (refused by default: the\n"
                         "spans would not refer to the same tokens); ChERRANT's own demo files need it")
@@ -118,7 +120,8 @@ def run(args) -> int:
         raise InputError("--para", "applies without --src (ChERRANT parallel files)")
     text = args.src is not None or args.para
     for flag, given in (("--strategy", args.strategy != "all"), ("--cilin", args.cilin is not None),
-                        ("--confusion", args.confusion is not None)):
+                        ("--confusion", args.confusion is not None), ("--no-t2s", args.no_t2s),
+                        ("--segmented", args.segmented), ("-lev", args.lev), ("-merge", args.merge != "rules")):
         if given and not text:
             raise InputError(flag, "applies to text input (--src or --para) only")
     if args.allow_source_mismatch and text:

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_alignment_options,
     add_io_option,
     add_lang_option,
     add_pipeline_options,
@@ -39,6 +40,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "MuCGEC's rule_ensemble.py with -T T: --min-votes T --min-votes-relaxed T-1")
     add_zh_resources(p, "--lang zh: ")
     add_tokenize_option(p)
+    add_alignment_options(p)
     add_pipeline_options(p)
     return p
 

@@ -5,10 +5,12 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_alignment_options,
     add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
+    add_zh_alignment_options,
     add_zh_resources,
     load_annotator,
     plural,
@@ -16,9 +18,6 @@ from peet_fast.cli._common import (
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
-
-MERGES = ["rules", "all-split", "all-merge", "all-equal"]
-
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
@@ -33,26 +32,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_io_option(p, "hyp", nargs="+", metavar="COR", help="one or more corrected text files; required with -orig")
     add_io_option(p, "out", required=True, metavar="OUT", help="the output M2 file")
     add_tokenize_option(p)
-    p.add_argument("-lev", "--lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
-    p.add_argument("-merge", "--merge", choices=MERGES, default="rules",
-                   help="merging strategy:\n"
-                        "rules: rule-based merging (default)\n"
-                        "all-split: merge nothing: MSSDI -> M, S, S, D, I\n"
-                        "all-merge: merge adjacent non-matches: MSSDI -> M, SSDI\n"
-                        "all-equal: merge adjacent same-type non-matches: MSSDI -> M, SS, D, I")
+    add_alignment_options(p)
     add_pipeline_options(p)
     zh = p.add_argument_group("Chinese (--lang zh): ChERRANT's char-level M2 (MuCGEC)")
     add_lang_option(zh, "en: ERRANT (default); zh: ChERRANT's char granularity, its M2 layout (T<k>-A<j> lines)")
     zh.add_argument("-para", "--para", "-f", "--file", metavar="FILE",
                     help="zh: ChERRANT's parallel file 'id<TAB>source<TAB>target1<TAB>...' (any number of targets "
                          "per line), instead of -orig/-cor")
-    zh.add_argument("-s", "--strategy", "--multi_cheapest_strategy", choices=["all", "first"], default="all",
-                    help="zh: every minimum-cost alignment of a target (all, default) or the first only")
     add_zh_resources(zh, "zh: ")
-    zh.add_argument("--no-t2s", "--no_simplified", action="store_true",
-                    help="zh: do not convert targets to simplified (OpenCC t2s)")
-    zh.add_argument("--segmented", action="store_true",
-                    help="zh: texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
+    add_zh_alignment_options(zh, "zh: ")
     return p
 
 
