@@ -8,7 +8,7 @@ directory takes the recorded size whenever the job is otherwise the same, so a j
 
 Small jobs. Ray pays off only above a size: starting a local instance, warming its actors (each loads the spaCy
 pipeline) and shutting it down costs a fixed ~6-7 s on a 2-core machine (benchmarks/scaling.py reports the parts),
-while one process parses ~900-1,000 sentences/s; two workers won from ~12,000 sentences (README "Large corpora").
+while one process parses ~900-1,000 sentences/s; two workers won from ~12,000 sentences (docs/jobs.md).
 A local Ray runner (not one joining a cluster) given a job of fewer than `min_sentences` sentences to parse (rows x
 texts per row) runs it in this process instead, with one notice; the output is identical. PEET_FAST_RAY_MIN_SENTENCES
 overrides the threshold (0: always Ray)."""
@@ -27,7 +27,7 @@ from peet_fast.jobs.sources import Shard, plan
 
 DEFAULT_SHARD_ROWS = 20_000
 # Below this many sentences to parse a local Ray run costs more than it saves (measured: see the module docstring
-# and README "Large corpora"); PEET_FAST_RAY_MIN_SENTENCES overrides it.
+# and docs/jobs.md); PEET_FAST_RAY_MIN_SENTENCES overrides it.
 RAY_MIN_SENTENCES = 12_000
 MIN_SENTENCES_ENV = "PEET_FAST_RAY_MIN_SENTENCES"
 
