@@ -98,6 +98,19 @@ def test_every_example_is_marked_and_every_marker_is_known():
     assert len(EXAMPLES) >= 10
 
 
+def test_readme_is_a_front_page_with_cis_commands():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= 300
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    for command in ('pip install -e ".[test]" && peet-fast score --hyp tests/fixtures/sample/system_a.txt '
+                    'tests/fixtures/sample/system_b.txt --ref tests/fixtures/sample/reference.txt',
+                    "python -m pytest -q"):
+        assert command in ci                                          # .ci/run runs the README's commands
+        assert any(line.endswith(command) for line in text.splitlines()), command
+    for link in re.findall(r"\]\((docs/[\w.-]+\.md)", text):        # every linked document exists
+        assert (ROOT / link).is_file(), link
+
+
 def test_the_marker_parser(tmp_path):
     doc = tmp_path / "d.md"
     doc.write_text("text\n<!-- example: shared exit0 -->\n```\n$ echo hi\nhi\n```\n\n```python\nx = 1\n```\n"
