@@ -41,11 +41,7 @@ def repeated_flag(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
         if token == "--":
             break
         flag = token.split("=", 1)[0] if token.startswith("--") else token
-        actions = parser._option_string_actions
-        if flag.startswith("--") and flag not in actions:      # an abbreviation argparse accepted
-            longer = [s for s in actions if s.startswith(flag)]
-            flag = longer[0] if len(longer) == 1 else flag
-        action = actions.get(flag)
+        action = parser._option_string_actions.get(flag)      # names are exact (CommandParser: no abbreviations)
         if action is None or isinstance(action, (argparse._AppendAction, argparse._CountAction)):
             continue
         if action.dest in seen:
