@@ -140,6 +140,8 @@ def test_a_number_attached_to_a_one_letter_option_and_equals_forms_still_parse(c
     assert (args.beta, args.cat) == (2.0, 3)
     args = build_parser().parse_args(["ensemble", "--src=s.txt", "--hyp", "a", "b", "-o", "out.txt"])
     assert (args.src, args.hyp, args.out) == ("s.txt", ["a", "b"], "out.txt")
+    args = build_parser().parse_args(["ensemble", "-src=s.txt", "--hyp", "a", "b", "-o=out.txt"])
+    assert (args.src, args.out) == ("s.txt", "out.txt")
     # any other attached value is refused: -orgi is a misspelt -orig, not -o rgi
     _, error = refused(capsys, ["ensemble", "--src=s.txt", "--hyp", "a", "b", "-oout.txt"])
     assert error.startswith("peet-fast ensemble: error: unrecognized option -oout.txt")

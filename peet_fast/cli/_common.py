@@ -60,7 +60,7 @@ class CommandParser(argparse.ArgumentParser):
 
     def unknown_option(self, args: list[str]) -> str | None:
         """The message for the first token of `args` that reads as an option this parser does not have (None when
-        there is none): not an exact option name, not --name=VALUE of one, not a one-letter option with a number
+        there is none): not an exact option name, not NAME=VALUE of one, not a one-letter option with a number
         attached (-b0.5; any other attached value is refused: -orgi is a misspelt -orig, not -o rgi)."""
         actions = self._option_string_actions
         for token in args:
@@ -70,7 +70,7 @@ class CommandParser(argparse.ArgumentParser):
                 continue
             if self._negative_number_matcher.match(token) and not self._has_negative_number_optionals:
                 continue
-            if token.startswith("--") and "=" in token and token.split("=", 1)[0] in actions:
+            if "=" in token and token.split("=", 1)[0] in actions:       # --name=VALUE, -name=VALUE
                 continue
             if (not token.startswith("--") and token[:2] in actions and actions[token[:2]].nargs != 0
                     and _NUMBER.match(token[2:])):
