@@ -249,7 +249,8 @@ TOOL_FLAGS = {
     **{f: ANNOTATING | {"ensemble"} for f in ("-lev", "--lev", "-merge", "--merge")},
     **{f: ANNOTATING for f in ("-s", "--strategy", "--multi_cheapest_strategy", "--no-t2s", "--no_simplified",
                                "--segmented", "--cilin", "--confusion")},
-    **{f: {"compare", "agreement"} for f in ("-b", "--beta", "-cs", "-cse", "-ds", "-dt", "-single", "-multi", "-filt")},
+    **{f: {"compare", "agreement"}
+       for f in ("-b", "--beta", "-cs", "-cse", "-ds", "-dt", "-single", "-multi", "-filt")},
     **{f: {"compare"} for f in ("-v", "--verbose", "-cat", "--cat")},
     **{f: TOK for f in ("-tok", "--tokenize")},
 }

@@ -28,7 +28,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "-o/--output, -s/--multi_cheapest_strategy, --segmented, --no_simplified), double-dash "
                     "spellings (--orig --cor --out ...) and peet-fast's --src --hyp --out are all accepted.",
         formatter_class=argparse.RawTextHelpFormatter)
-    add_io_option(p, "src", metavar="ORIG", help="the original text file (one sentence per line); required unless -para")
+    add_io_option(p, "src", metavar="ORIG",
+                  help="the original text file (one sentence per line); required unless -para")
     add_io_option(p, "hyp", nargs="+", metavar="COR", help="one or more corrected text files; required with -orig")
     add_io_option(p, "out", required=True, metavar="OUT", help="the output M2 file")
     add_tokenize_option(p)
