@@ -5,7 +5,7 @@
 
 Workload: synthetic GEC pairs (peet_fast.en.synth over the distinct sentences of the shared peet/*/*_EC.txt, else the
 fixture's corrected side) written as mo.txt / trg.txt, then peet_fast.jobs.run_job with a JobSpec "featurize" over
-text_source([mo, trg]), shards of ceil(pairs / (K x workers)) rows (K = 4 by default, the README's advice), into a
+text_source([mo, trg]), shards of ceil(pairs / (K x workers)) rows (K = 4 by default, docs/jobs.md's advice), into a
 fresh directory. One worker is the in-process runner (what --workers 1 does, no Ray); W > 1 is a new local Ray
 instance of W CPUs (peet_fast.jobs.ray.init_ray, shut down after the run) and a RayRunner of W actors.
 

@@ -4,7 +4,7 @@ p-values, WER as the technical-effort baseline, and correlation with human syste
 
 The statistics are peet_fast.metrics.stats' (one paired bootstrap for all systems, 95 % percentile CIs, the paired
 p-value of each system against the next one in the ranking, Pearson's r and Spearman's rho) and WER is
-peet_fast.metrics.wer's; their definitions are documented there and in the README's `rank` section. Correlations
+peet_fast.metrics.wer's; their definitions are documented there and in docs/commands.md (`rank`). Correlations
 with human scores (higher is better) are computed over the systems that have a human score. PEET and WER are
 lower-is-better, so a good metric correlates *negatively*; the raw sign is reported.
 

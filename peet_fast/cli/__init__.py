@@ -8,7 +8,7 @@ import sys
 import traceback
 
 from peet_fast import __version__
-from peet_fast.cli._common import add_debug_option, error_line, interrupt_line, terminate_as_interrupt
+from peet_fast.cli._common import CommandParser, add_debug_option, error_line, interrupt_line, terminate_as_interrupt
 from peet_fast.cli._progress import add_quiet_option
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
@@ -16,7 +16,7 @@ COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = CommandParser(
         prog="peet-fast",
         description="ERRANT-exact GEC edit extraction with a compiled core, and PEET post-editing-time scoring.")
     parser.add_argument("--version", action="version", version=f"peet-fast {__version__}")
@@ -41,11 +41,7 @@ def repeated_flag(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
         if token == "--":
             break
         flag = token.split("=", 1)[0] if token.startswith("--") else token
-        actions = parser._option_string_actions
-        if flag.startswith("--") and flag not in actions:      # an abbreviation argparse accepted
-            longer = [s for s in actions if s.startswith(flag)]
-            flag = longer[0] if len(longer) == 1 else flag
-        action = actions.get(flag)
+        action = parser._option_string_actions.get(flag)      # names are exact (CommandParser: no abbreviations)
         if action is None or isinstance(action, (argparse._AppendAction, argparse._CountAction)):
             continue
         if action.dest in seen:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import difflib
+import os
+import re
 import signal
 import sys
 import threading
@@ -16,6 +19,76 @@ from peet_fast.model import ModelError
 
 # errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
 USER_ERRORS = (InputError, PipelineError, ModelError, FeatureError)
+
+
+# The one vocabulary of inputs and outputs: every command that reads a source, hypotheses or references, or writes one
+# output, names them so (add_io_option); the single-dash spellings are errant's (-orig -cor -hyp -ref -out), -o and
+# --output ChERRANT's. A command may add aliases of its own (featurize keeps --mo/--trg).
+VOCABULARY = {
+    "src": ("--src", "-src", "-orig", "--orig"),
+    "hyp": ("--hyp", "-hyp", "-cor", "--cor"),
+    "ref": ("--ref", "-ref"),
+    "out": ("--out", "-out", "-o", "--output"),
+}
+
+
+def add_io_option(p, role: str, *aliases: str, **kwargs) -> argparse.Action:
+    """The option of one role of the vocabulary (src, hyp, ref, out) under all its names (VOCABULARY[role], then
+    `aliases`), stored as args.<role>; kwargs as for add_argument (nargs, required, metavar, help)."""
+    kwargs.setdefault("dest", role)
+    return p.add_argument(*VOCABULARY[role], *aliases, **kwargs)
+
+
+_NUMBER = re.compile(r"[-+]?(\d|\.\d)")
+_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
+
+
+class CommandParser(argparse.ArgumentParser):
+    """argparse with exact option names only (no abbreviations, no `-hyp` read as `-h yp`): an option a command does
+    not have is refused with that command's usage and, where one is close, the option meant."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def parse_known_args(self, args=None, namespace=None):
+        if self._subparsers is None and args is not None:      # a command's own parser: check its options first
+            message = self.unknown_option(list(args))
+            if message:
+                self.error(message)
+        return super().parse_known_args(args, namespace)
+
+    def unknown_option(self, args: list[str]) -> str | None:
+        """The message for the first token of `args` that reads as an option this parser does not have (None when
+        there is none): not an exact option name, not NAME=VALUE of one, not a one-letter option with a number
+        attached (-b0.5; any other attached value is refused: -orgi is a misspelt -orig, not -o rgi)."""
+        actions = self._option_string_actions
+        for token in args:
+            if token == "--":
+                break
+            if not token.startswith("-") or token == "-" or " " in token or token in actions:
+                continue
+            if self._negative_number_matcher.match(token) and not self._has_negative_number_optionals:
+                continue
+            if "=" in token and token.split("=", 1)[0] in actions:       # --name=VALUE, -name=VALUE
+                continue
+            if (not token.startswith("--") and token[:2] in actions and actions[token[:2]].nargs != 0
+                    and _NUMBER.match(token[2:])):
+                continue
+            name = token.split("=", 1)[0]
+            close = difflib.get_close_matches(name, [o for o in actions if o not in ("-h", "--help")], n=1,
+                                              cutoff=0.6)
+            return f"unrecognized option {name}" + (f"; did you mean {close[0]}?" if close else "")
+        return None
+
+    def error(self, message: str):
+        m = _CHOICE.search(message)
+        if m:
+            choices = re.findall(r"'([^']*)'", m.group(2))
+            close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
+            if close:
+                message += f"; did you mean {close[0]}?"
+        super().error(message)
 
 
 def add_debug_option(p) -> None:
@@ -87,14 +160,15 @@ def add_lang_option(p, help: str) -> None:
 
 
 def add_system_inputs(p) -> None:
-    """-hyp/--hyp [NAME=]FILE ..., --names and -ref/--ref FILE ...: the systems to score and their references."""
-    p.add_argument("-hyp", "--hyp", required=True, nargs="+", metavar="[NAME=]FILE",
+    """--hyp [NAME=]FILE ..., --names and --ref FILE ... (add_io_option): the systems to score and their
+    references."""
+    add_io_option(p, "hyp", required=True, nargs="+", metavar="[NAME=]FILE",
                    help="system outputs, one sentence per line; a system is named NAME, or after its file (the file "
                         "name without extension)")
     p.add_argument("--names", nargs="+", metavar="NAME",
                    help="the systems' names, one per --hyp file in order (then --hyp takes paths as they are, '=' "
                         "included)")
-    p.add_argument("-ref", "--ref", required=True, nargs="+", metavar="FILE",
+    add_io_option(p, "ref", required=True, nargs="+", metavar="FILE",
                    help="references (post-edits), line-aligned")
 
 
@@ -112,20 +186,55 @@ def add_tokenize_option(p) -> None:
                         "pre-tokenised, split on whitespace)")
 
 
+MERGES = ["rules", "all-split", "all-merge", "all-equal"]
+
+
+def add_alignment_options(p) -> None:
+    """-lev and -merge: errant_parallel's alignment and merging of English edits (m2, compare, agreement, ensemble;
+    not the PEET commands, whose features are defined on ERRANT's default edits)."""
+    p.add_argument("-lev", "--lev", action="store_true", help="align with plain Levenshtein (default: ERRANT's costs)")
+    p.add_argument("-merge", "--merge", choices=MERGES, default="rules",
+                   help="merging strategy:\n"
+                        "rules: rule-based merging (default)\n"
+                        "all-split: merge nothing: MSSDI -> M, S, S, D, I\n"
+                        "all-merge: merge adjacent non-matches: MSSDI -> M, SSDI\n"
+                        "all-equal: merge adjacent same-type non-matches: MSSDI -> M, SS, D, I")
+
+
+def add_zh_alignment_options(p, when: str, strategy: bool = True) -> None:
+    """ChERRANT parallel_to_m2's options of char-level annotation: -s/--strategy/--multi_cheapest_strategy (with
+    strategy), --no-t2s/--no_simplified, --segmented; `when` starts each help text."""
+    if strategy:
+        p.add_argument("-s", "--strategy", "--multi_cheapest_strategy", choices=["all", "first"], default="all",
+                       help=f"{when}every minimum-cost alignment of a target (all, default) or the first only")
+    p.add_argument("--no-t2s", "--no_simplified", action="store_true",
+                   help=f"{when}do not convert targets to simplified (OpenCC t2s)")
+    p.add_argument("--segmented", action="store_true",
+                   help=f"{when}texts are pre-segmented (whitespace-separated tokens) instead of split into characters")
+
+
 UNTOKENISED_SAMPLE = 1000       # lines looked at per input
 
 
 def warn_if_untokenised(args, samples) -> None:
-    """One warning on stderr when English input looks untokenised (most of the sampled non-empty lines have a word
-    directly followed by punctuation) and -tok was not given. samples: (file name, lines) pairs, or file names of
-    text files (their first UNTOKENISED_SAMPLE lines are read)."""
+    """One warning on stderr, naming every input that looks untokenised (most of its sampled non-empty lines have a
+    word directly followed by punctuation), when the input is English and -tok was not given. samples: (file name,
+    lines) pairs, or file names of text files (their first UNTOKENISED_SAMPLE lines are read); a file named twice
+    is looked at once."""
     import itertools
 
     from peet_fast.en.parse import untokenised_share
 
     if getattr(args, "tok", False) or getattr(args, "lang", "en") != "en":
         return
+    raw, seen = [], set()
     for sample in samples:
+        if isinstance(sample, os.PathLike):
+            sample = os.fspath(sample)
+        name = sample if isinstance(sample, str) else sample[0]
+        if name in seen:
+            continue
+        seen.add(name)
         if isinstance(sample, str):
             try:
                 with open(sample, encoding="utf-8-sig", errors="replace") as fh:
@@ -135,10 +244,11 @@ def warn_if_untokenised(args, samples) -> None:
         name, lines = sample
         hits, n = untokenised_share(lines[:UNTOKENISED_SAMPLE])
         if n and hits > n / 2:
-            print(f"peet-fast {args.command}: warning: {name} looks untokenised ({hits} of {n} lines have "
-                  "punctuation attached to a word); give -tok to tokenise raw text with spaCy, as errant_parallel "
-                  "-tok does", file=sys.stderr)
-            return
+            raw.append(f"{name} ({hits} of {n} lines)")
+    if raw:
+        print(f"peet-fast {args.command}: warning: input looks untokenised, punctuation attached to a word in "
+              f"{', '.join(raw)}; give -tok to tokenise raw text with spaCy, as errant_parallel -tok does",
+              file=sys.stderr)
 
 
 def add_pipeline_options(p) -> None:
@@ -219,6 +329,16 @@ def load_annotator(args, lang: str = "en", **options):
             raise InputError(flag, f"is for --lang {' / '.join(others)} only")
         options[option] = convert(value) if convert else value
     return load(lang, **options)
+
+
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 line', '2 lines' (words: the plural where it is not word + 's')."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
+def print_model_line(model, references: int) -> None:
+    """The model and the number of references a ranking used, on stderr (score, rank, report)."""
+    print(f"model: {model.name} ({model.feature_set} features); references: {references}", file=sys.stderr)
 
 
 def model_summary(model, args) -> dict:

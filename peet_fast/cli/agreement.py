@@ -5,11 +5,15 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_alignment_options,
+    add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
+    add_zh_alignment_options,
     add_zh_resources,
     load_annotator,
+    warn_if_untokenised,
 )
 from peet_fast.cli.compare import add_scoring_options, check_beta
 from peet_fast.io import InputError, check_output, write_json
@@ -27,8 +31,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "references (the same TP/FP/FN as errant_parallel + errant_compare, or ChERRANT with --lang zh);\n"
                     "the agreement is the mean of the sets' F. Each source sentence is parsed once for all sets.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("--src", metavar="SRC", help="source text, one sentence per line (not with --para)")
-    p.add_argument("--ref", required=True, nargs="+", metavar="SET",
+    add_io_option(p, "src", metavar="SRC", help="source text, one sentence per line (not with --para)")
+    add_io_option(p, "ref", required=True, nargs="+", metavar="SET",
                    help="the correction sets (at least 2), line-aligned with SRC; a set's name is its file name\n"
                         "without extension")
     p.add_argument("--para", "-para", action="store_true",
@@ -45,9 +49,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                        "zh: ChERRANT's char-level edits and its scoring rules")
     add_scoring_options(p)
     add_tokenize_option(p)
-    p.add_argument("--strategy", choices=["all", "first"], default="all",
-                   help="--lang zh: keep all minimum-cost alignments (default) or the first")
     add_zh_resources(p, "--lang zh: ")
+    add_zh_alignment_options(p, "--lang zh: ")
+    add_alignment_options(p)
     p.add_argument("--summary", metavar="FILE.json",
                    help='write {"sets": [{"name", "references": [names], "TP", "FP", "FN", "P", "R", "F"}],\n'
                         '"average_f", "beta", "mode", "sample", "seed"} as JSON')
@@ -81,6 +85,8 @@ def run(args) -> int:
     note = blank_note("agreement", args.src or args.ref[0], src, scored_lines(annotator, src))
     if note:
         print(note, file=sys.stderr)
+    if not args.para:
+        warn_if_untokenised(args, zip([args.src, *args.ref], [src, *sets]))
     result = A.agreement(annotator, src, sets, args.ref, sample=args.sample, seed=seed,
                          pairwise=args.pairwise, beta=args.beta, mode=args.mode, rules=span_rules(args.lang),
                          single=args.single, multi=args.multi, filt=args.filt)

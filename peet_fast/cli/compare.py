@@ -5,9 +5,12 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_alignment_options,
+    add_io_option,
     add_lang_option,
     add_pipeline_options,
     add_tokenize_option,
+    add_zh_alignment_options,
     add_zh_resources,
     load_annotator,
     warn_if_untokenised,
@@ -55,11 +58,11 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "errant_compare's single-dash flags (-hyp -ref -b -v -cs -cse -ds -dt -single -multi -filt\n"
                     "-cat) and their double-dash spellings (--hyp --ref ...) are both accepted.",
         formatter_class=argparse.RawTextHelpFormatter)
-    p.add_argument("-hyp", "--hyp", required=True, metavar="HYP",
+    add_io_option(p, "hyp", required=True, metavar="HYP",
                    help="hypothesis M2 file (with --src: hypothesis text)")
-    p.add_argument("-ref", "--ref", required=True, nargs="+", metavar="REF",
+    add_io_option(p, "ref", required=True, nargs="+", metavar="REF",
                    help="reference M2 file (with --src: one or more reference texts, annotators 0, 1, ...)")
-    p.add_argument("--src", metavar="SRC", help="source text: --hyp/--ref are parallel text, not M2")
+    add_io_option(p, "src", metavar="SRC", help="source text: --hyp/--ref are parallel text, not M2")
     p.add_argument("--para", action="store_true",
                    help="--lang zh: --hyp and --ref are ChERRANT parallel files (id<TAB>source<TAB>target...;\n"
                         "any number of references per line), annotated here")
@@ -75,9 +78,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="ChERRANT's alternative alignments of one target (T<i>-A<j>):\n"
                         "pool: one candidate per annotator id, as the tools do (default);\n"
                         "separate: one candidate per alignment (the best is chosen)")
-    p.add_argument("--strategy", choices=["all", "first"], default="all",
-                   help="--lang zh with --src: keep all minimum-cost alignments (default) or the first")
-    add_zh_resources(p, "--lang zh with --src: ")
+    add_zh_resources(p, "--lang zh with --src or --para: ")
+    add_zh_alignment_options(p, "--lang zh with --src or --para: ")
+    add_alignment_options(p)
     p.add_argument("--allow-source-mismatch", action="store_true",
                    help="score M2 blocks whose S lines differ between --hyp and --ref (refused by default: the\n"
                         "spans would not refer to the same tokens); ChERRANT's own demo files need it")
@@ -120,7 +123,8 @@ def run(args) -> int:
         raise InputError("--para", "applies without --src (ChERRANT parallel files)")
     text = args.src is not None or args.para
     for flag, given in (("--strategy", args.strategy != "all"), ("--cilin", args.cilin is not None),
-                        ("--confusion", args.confusion is not None)):
+                        ("--confusion", args.confusion is not None), ("--no-t2s", args.no_t2s),
+                        ("--segmented", args.segmented), ("-lev", args.lev), ("-merge", args.merge != "rules")):
         if given and not text:
             raise InputError(flag, "applies to text input (--src or --para) only")
     if args.allow_source_mismatch and text:
@@ -131,7 +135,7 @@ def run(args) -> int:
         return run_registry(args)
     src, hyp_t, refs_t, blocks = read_inputs(args)
     if args.src is not None:
-        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t)])
+        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t), *args.ref])
     if args.metric == "cleme":
         return run_cleme(args, src, hyp_t, refs_t, blocks)
     if text:

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from peet_fast.cli._common import add_zh_resources, load_annotator
+from peet_fast.cli._common import add_io_option, add_zh_resources, load_annotator
 from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.io import InputError, check_output, write_json
 
@@ -18,8 +18,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "length-weighted and not) and ChERRANT span-correction F0.5. Reads the dataset layout "
                     "({\"samples\": [...]}, as test.json) or the evaluator's layout (a list of {\"input\", "
                     "\"output\"}, as test.ref.json); hyp and ref pair up sample by sample.")
-    p.add_argument("--hyp", required=True, metavar="HYP.json", help="the system's samples (EXCGEC JSON)")
-    p.add_argument("--ref", required=True, metavar="REF.json", help="the reference samples (EXCGEC JSON)")
+    add_io_option(p, "hyp", required=True, metavar="HYP.json", help="the system's samples (EXCGEC JSON)")
+    add_io_option(p, "ref", required=True, metavar="REF.json", help="the reference samples (EXCGEC JSON)")
     p.add_argument("--summary", metavar="FILE.json", help="write every metric to this JSON file")
     p.add_argument("--merge-distance", type=int, default=1, metavar="D",
                    help="CLEME chunk merge distance (default 1, as the EXCGEC evaluator)")

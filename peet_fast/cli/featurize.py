@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_job_options,
     add_pipeline_options,
     add_tokenize_option,
@@ -12,6 +13,7 @@ from peet_fast.cli._common import (
     job_options,
     job_runner,
     max_line_tokens,
+    plural,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
@@ -27,14 +29,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "(int32): small = R M U NONE, medium = the 24 error types + NONE, large = the 54 "
                     "operation:type labels + NONE; then NumWordsS NumWordsT NumEditedWords. The schema metadata "
                     "records the feature set (peet_fast.feature_set).")
-    p.add_argument("--mo", metavar="FILE", help="MO sentences (system output), one per line")
-    p.add_argument("--trg", metavar="FILE", help="TRG sentences (post-edits), line-aligned")
+    add_io_option(p, "hyp", "--mo", metavar="FILE", help="MO sentences (system output), one per line")
+    add_io_option(p, "ref", "--trg", metavar="FILE", help="TRG sentences (post-edits), line-aligned")
     p.add_argument("--pairs", metavar="FILE", help="pairs as .jsonl, .tsv (header line) or .parquet with named columns")
     p.add_argument("--mo-column", default="mo", metavar="NAME", help="MO column of --pairs (default: mo)")
     p.add_argument("--trg-column", default="trg", metavar="NAME", help="TRG column of --pairs (default: trg)")
     p.add_argument("--id-column", default="id", metavar="NAME", help="optional id column of --pairs (default: id)")
     p.add_argument("--features", choices=FEATURE_SETS, default="small", help="feature set (default: small)")
-    p.add_argument("--out", required=True, metavar="PATH",
+    add_io_option(p, "out", required=True, metavar="PATH",
                    help="a .parquet or .arrow (Arrow IPC) file, or a directory: a resumable sharded dataset "
                         "(part-*.parquet + _manifest.json)")
     add_tokenize_option(p)
@@ -48,24 +50,24 @@ def run(args) -> int:
     from peet_fast.jobs.tasks import featurize
 
     runner = job_runner(args)
-    if bool(args.pairs) == bool(args.mo or args.trg) or (not args.pairs and not (args.mo and args.trg)):
-        raise InputError("featurize", "give either --mo FILE --trg FILE, or --pairs FILE")
+    if bool(args.pairs) == bool(args.hyp or args.ref) or (not args.pairs and not (args.hyp and args.ref)):
+        raise InputError("featurize", "give either --hyp FILE --ref FILE (or --mo FILE --trg FILE), or --pairs FILE")
     source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
-              else text_source([args.mo, args.trg]))
+              else text_source([args.hyp, args.ref]))
     if args.pairs:
         from peet_fast.formats.pairs import head_column
 
         warn_if_untokenised(args, [(args.pairs, head_column(args.pairs, args.mo_column))])
     else:
-        warn_if_untokenised(args, [args.mo, args.trg])
+        warn_if_untokenised(args, [args.hyp, args.ref])
     with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
         done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
                          shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
                          progress=progress, tokenise=args.tok, cache=cache_options(args))
     if done.shards is None:
-        print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
+        print(f"peet-fast featurize: wrote {plural(done.rows, 'row')} ({args.features} features) to {args.out}",
               file=sys.stderr)
     else:
-        print(f"peet-fast featurize: {done.rows} rows ({args.features} features) in {done.shards} shards "
-              f"in {args.out}", file=sys.stderr)
+        print(f"peet-fast featurize: {plural(done.rows, 'row')} ({args.features} features) in "
+              f"{plural(done.shards, 'shard')} in {args.out}", file=sys.stderr)
     return 0

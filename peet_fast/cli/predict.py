@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 
+from peet_fast.cli._common import add_io_option
 from peet_fast.io import check_output
 
 
@@ -14,7 +15,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--features", required=True, metavar="PATH",
                    help="a .parquet or .arrow features file, or a sharded featurize job's directory")
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
-    p.add_argument("--out", metavar="PATH", help="write (sentence, seconds) to a .parquet or .arrow file")
+    add_io_option(p, "out", metavar="PATH", help="write (sentence, seconds) to a .parquet or .arrow file")
     return p
 
 

@@ -5,16 +5,18 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_pipeline_options,
     add_system_inputs,
     add_tokenize_option,
     hyp_systems,
     load_annotator,
     model_summary,
+    print_model_line,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.cli.score import PER_WORD_NOTE
+from peet_fast.cli.score import PER_WORD_HELP
 from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
 
 
@@ -25,9 +27,9 @@ def add_rank_inputs(p) -> None:
                         "correlations (default: peet); the first orders the ranking. Known: peet (predicted "
                         "post-editing seconds), wer, errant (errant_compare's span F0.5; needs the sources), and the "
                         "metrics of the registry (peet_fast.metrics.base: m2, gleu where installed)")
-    p.add_argument("--src", metavar="SRC",
-                   help="source sentences, line-aligned with --hyp and --ref text, for the metrics that need them "
-                        "(errant, gleu); a gold M2 given as --ref supplies them itself")
+    add_io_option(p, "src", metavar="SRC",
+                  help="source sentences, line-aligned with --hyp and --ref text, for the metrics that need them "
+                       "(errant, gleu); a gold M2 given as --ref supplies them itself")
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
     p.add_argument("--human", metavar="CSV",
                    help="human system scores, a CSV with the header 'system,score' (higher is better; system = "
@@ -131,9 +133,11 @@ def eval_inputs(args, paths) -> RankInputs:
     return RankInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
 
 
-def print_ranking(ranking) -> None:
+def print_ranking(ranking, model, references: int) -> None:
     if ranking.metric_names != ["peet"]:
         print_metrics(ranking)
+        if model is not None:
+            print_model_line(model, references)
         return
     systems = ranking.systems
     width = max(len("system"), *(len(s.name) for s in systems))
@@ -146,7 +150,7 @@ def print_ranking(ranking) -> None:
         print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
               f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
               + (f"  {h:>9}" if human else ""))
-    print(PER_WORD_NOTE, file=sys.stderr)
+    print_model_line(model, references)
     if human:
         c = ranking.correlation
         fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")
@@ -218,7 +222,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "distance to the closest reference / that reference's length, averaged over sentences) as the "
                     "technical-effort baseline; with --human, the Spearman and Pearson correlations of PEET and of "
                     "WER with the human scores (PEET and WER are lower-is-better, so agreement shows as a negative "
-                    "correlation; the raw sign is reported). With --metric, any metrics of the registry side by "
+                    "correlation; the raw sign is reported). " + PER_WORD_HELP + " WER = the mean over sentences of "
+                    "word edit distance to the closest reference / its length; p(next) = the paired-bootstrap p-value "
+                    "against the next system. With --metric, any metrics of the registry side by "
                     "side, ranked by the first, each with its interval, p-values and correlations (the same "
                     "resamples for all); a gold M2 as --ref gives the sources and one reference per annotator "
                     "(docs/rank-metrics.md).")
@@ -237,5 +243,5 @@ def run(args) -> int:
         summary = {"model": None if model is None else model_summary(model, args),
                    "references": list(args.ref), "src": args.src, "human": args.human, **ranking.summary()}
         write_json(args.summary, summary)
-    print_ranking(ranking)
+    print_ranking(ranking, model, len(args.ref))
     return 0

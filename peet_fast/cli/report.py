@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from peet_fast.cli._common import add_io_option, plural
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, ranking_from_args
 
 
@@ -16,7 +17,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "the human scores. DIR is written complete or not at all; an existing DIR must be empty or an "
                     "earlier report, which is replaced.")
     add_rank_inputs(p)
-    p.add_argument("--out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
+    add_io_option(p, "out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
     p.add_argument("--title", default="peet-fast report", help="the page title")
     return p
 
@@ -29,6 +30,7 @@ def run(args) -> int:
     check_report_dir(args.out)
     ranking, model = ranking_from_args(args)
     images = write_report(args.out, ranking, model, args.title, args.human)
-    print_ranking(ranking)
-    print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {len(images)} plots", file=sys.stderr)
+    print_ranking(ranking, model, len(args.ref))
+    print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {plural(len(images), 'plot')}",
+          file=sys.stderr)
     return 0

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_io_option,
     add_job_options,
     add_pipeline_options,
     add_system_inputs,
@@ -15,13 +16,16 @@ from peet_fast.cli._common import (
     job_runner,
     max_line_tokens,
     model_summary,
+    print_model_line,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import check_output, write_json
 
-PER_WORD_NOTE = ("s/word: total predicted seconds / total MO words; mean s/word: mean over sentences with MO words "
-                 "of seconds / MO words")
+PER_WORD_HELP = ("Columns: PEET (s) = the system's mean predicted seconds per sentence; s/word = its total predicted "
+                 "seconds / its total MO words (whitespace-separated; spaCy tokens with -tok); mean s/word = the mean "
+                 "over sentences of seconds / MO words, over the sentences with at least one MO word (a 0-word "
+                 "sentence has no ratio).")
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -31,13 +35,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "length features, and the PEET model's predicted seconds of post-editing per sentence. With "
                     "several references a sentence takes the minimum; a system's PEET is the mean over its sentences "
                     "(every line, empty ones included). Systems are ranked by PEET, ascending (less editing time is "
-                    "better). Per-word effort: s/word = the system's total predicted seconds / its total MO words "
-                    "(whitespace-separated; spaCy tokens with -tok); mean s/word = the mean over sentences of "
-                    "seconds / MO words, over the sentences with at least one MO word (a 0-word sentence has no "
-                    "ratio).")
+                    "better). " + PER_WORD_HELP)
     add_system_inputs(p)
     p.add_argument("--model", metavar="MODEL.json", help="a JSON PEET model (default: the published model)")
-    p.add_argument("--out", metavar="DIR|FILE",
+    add_io_option(p, "out", metavar="DIR|FILE",
                    help="per-sentence results. FILE.tsv/.csv/.jsonl/.parquet/.arrow: one file of that format; DIR "
                         "(no suffix, or an existing directory): a resumable sharded job, DIR/part-*.parquet (one "
                         "dataset: pyarrow.parquet.read_table(DIR)), progress in DIR/_manifest.json")
@@ -83,6 +84,5 @@ def run(args) -> int:
     for k, s in enumerate(ranked, 1):
         print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
               f"{s.mean_seconds_per_word:>11.4f}")
-    print(f"model: {model.name} ({model.feature_set} features); references: {len(args.ref)}", file=sys.stderr)
-    print(PER_WORD_NOTE, file=sys.stderr)
+    print_model_line(model, len(args.ref))
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from peet_fast.cli._common import add_io_option, plural
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, check_output
 
@@ -21,7 +22,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--rates", default="", metavar="SPEC",
                    help="per-sentence probability of each error kind, e.g. 'det=0.3,spelling=0' or 'all=0,prep=1' "
                         "(unnamed kinds keep their defaults)")
-    p.add_argument("--out", required=True, metavar="FILE", help="output .tsv, .jsonl or .parquet (id, mo, trg)")
+    add_io_option(p, "out", required=True, metavar="FILE", help="output .tsv, .jsonl or .parquet (id, mo, trg)")
     return p
 
 
@@ -46,5 +47,5 @@ def run(args) -> int:
         raise InputError(args.sentences, str(exc)) from None
     write_pairs(args.out, pairs)
     same = sum(m == t for m, t in pairs)
-    print(f"peet-fast synth: wrote {len(pairs)} pairs ({same} identical) to {args.out}", file=sys.stderr)
+    print(f"peet-fast synth: wrote {plural(len(pairs), 'pair')} ({same} identical) to {args.out}", file=sys.stderr)
     return 0

@@ -6,6 +6,7 @@ import sys
 
 from peet_fast.cli._common import (
     add_data_columns,
+    add_io_option,
     add_pipeline_options,
     add_tokenize_option,
     load_annotator,
@@ -67,7 +68,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--max-time", type=float, default=250.0, metavar="SECONDS",
                    help="drop rows with a longer time (default 250)")
     p.add_argument("--name", metavar="NAME", help="the model's name (default: the --out file name)")
-    p.add_argument("--out", required=True, metavar="MODEL.json", help="the JSON model to write")
+    add_io_option(p, "out", required=True, metavar="MODEL.json", help="the JSON model to write")
     add_data_columns(p)
     add_tokenize_option(p)
     add_pipeline_options(p)

@@ -48,6 +48,10 @@ def load_pipeline(name: str | None = None):
         try:
             nlp = spacy.load(name, disable=["ner"])
         except OSError as exc:
+            if "[E050]" in str(exc):        # spaCy's "Can't find model": say what to do instead
+                raise PipelineError(f"cannot load spaCy pipeline {name!r}: no installed pipeline package or pipeline "
+                                    f"directory has that name; install it, or give --spacy-model an installed "
+                                    f"one (default: {', or '.join(DEFAULT_MODELS)})") from None
             raise PipelineError(f"cannot load spaCy pipeline {name!r}: {exc}") from None
         _PIPELINES[name] = nlp
     return nlp

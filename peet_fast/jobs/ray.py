@@ -178,7 +178,10 @@ def init_ray(workers: int, address: str | None) -> None:
             kwargs["runtime_env"] = runtime_env
         sigterm = signal.getsignal(signal.SIGTERM)
         if address:
-            ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+            try:
+                ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+            except ConnectionError as exc:
+                raise no_cluster(address, exc) from None
         else:
             # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
             # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
@@ -187,6 +190,21 @@ def init_ray(workers: int, address: str | None) -> None:
                      **kwargs)
         if sigterm is not None and threading.current_thread() is threading.main_thread():
             signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
+
+
+def no_cluster(address: str, exc: ConnectionError) -> WorkerError:
+    """The one line for a cluster that cannot be joined, in our words (Ray's names flags peet-fast does not have)."""
+    text = str(exc)
+    if "Could not find any running Ray instance" in text:
+        why = "no Ray cluster was found (none running here, no RAY_ADDRESS)"
+    elif "multiple active Ray instances" in text:
+        found = re.search(r"\{[^}]*\}", text)
+        why = f"several Ray instances run here{' ' + found.group(0) if found else ''}; give one as HOST:PORT"
+    else:
+        lines = [ln.strip() for ln in _ANSI.sub("", text).splitlines() if ln.strip()]
+        why = f"could not join the cluster ({lines[0] if lines else type(exc).__name__})"
+    return WorkerError(f"--ray-address {address}: {why}; to run on this machine instead, give --workers N without "
+                       f"--ray-address")
 
 
 def worker_failure(exc: BaseException) -> WorkerError:

