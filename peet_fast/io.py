@@ -163,19 +163,88 @@ def no_lines(paths: Sequence[str | os.PathLike]) -> InputError:
     return InputError(os.fspath(paths[0]), f"no sentences (the file{'s are' if len(paths) > 1 else ' is'} empty)")
 
 
-def check_output(path: str | os.PathLike | None) -> None:
-    """Refuse, before any work is done, an output path whose directory does not exist or that is a directory."""
+def check_output(path: str | os.PathLike | None, inputs: Sequence = ()) -> None:
+    """Refuse, before any work is done, an output path whose directory does not exist (or is a file) or that is a
+    directory, and an output that is one of `inputs` (check_not_input)."""
     if path is None:
         return
     path = os.fspath(path)
     if os.path.isdir(path):
         raise InputError(path, "is a directory; give a file name")
+    check_not_input(path, inputs)
     target, in_place = output_target(path)
     if in_place:
         return
-    directory = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(directory):
-        raise InputError(path, "output directory does not exist")
+    check_parent(path, os.path.dirname(os.path.abspath(target)))
+
+
+def check_parent(path: str, directory: str | None = None) -> None:
+    """Refuse an output whose directory (default: path's own) does not exist or is not a directory (`afile/sub`)."""
+    directory = directory or os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(directory):
+        return
+    here = directory
+    while here and not os.path.lexists(here):         # the nearest part of the path that exists
+        parent = os.path.dirname(here)
+        here = "" if parent == here else parent
+    if here and not os.path.isdir(here):
+        raise InputError(path, f"cannot be created: {here} is a file, not a directory")
+    raise InputError(path, "output directory does not exist")
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path != directory and path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def input_conflict(out: str | os.PathLike, inputs: Sequence) -> str | None:
+    """Why writing `out` would destroy one of `inputs` (paths; None entries skipped), or None: out is the same file
+    as an input (same device and inode, or the same real path; through symlinks), out is (or will be) a directory
+    that holds an input, or an input is a directory that out lies inside. A character device read and written
+    (/dev/null, a terminal) is no conflict."""
+    import stat
+
+    out = os.fspath(out)
+    out_real = _real(out)
+    try:
+        out_st = os.stat(out)
+    except (OSError, ValueError):
+        out_st = None
+    for inp in inputs:
+        if inp is None:
+            continue
+        inp = os.fspath(inp)
+        in_real = _real(inp)
+        try:
+            in_st = os.stat(inp)
+        except (OSError, ValueError):
+            in_st = None
+        if out_st is not None and in_st is not None:
+            same = (out_st.st_dev, out_st.st_ino) == (in_st.st_dev, in_st.st_ino)
+            if same and stat.S_ISCHR(out_st.st_mode):
+                continue
+        else:
+            same = out_real == in_real
+        if same:
+            return f"is the same file as the input {inp}; give another output (an input is never overwritten)"
+        if _inside(in_real, out_real) and out_st is not None and stat.S_ISDIR(out_st.st_mode):
+            return f"holds the input {inp}; give an output directory that holds no input"
+        if _inside(out_real, in_real) and in_st is not None and stat.S_ISDIR(in_st.st_mode):
+            return f"lies inside the input directory {inp}; give an output outside it"
+    return None
+
+
+def check_not_input(out: str | os.PathLike | None, inputs: Sequence) -> None:
+    """Refuse (InputError naming both, before anything is read) an output that would destroy an input
+    (input_conflict)."""
+    if out is None:
+        return
+    why = input_conflict(out, inputs)
+    if why is not None:
+        raise InputError(os.fspath(out), why)
 
 
 # Links through these point at a process's open file (a terminal, a pipe, a shell's `>>` log): never replaced
@@ -238,8 +307,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             yield fh
         return
     directory = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(directory):
-        raise InputError(path, "output directory does not exist")
+    check_parent(path, directory)
     fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
     try:
         os.chmod(tmp, 0o666 & ~current_umask())

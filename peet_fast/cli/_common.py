@@ -79,6 +79,12 @@ def add_zh_resources(p, when: str) -> None:
                                                        f"'char conf1 conf2 ...'); default: none")
 
 
+def resource_inputs(args) -> list:
+    """The resource files a command line reads besides its texts (--cilin, --confusion, --model where it is a file):
+    inputs an output must not overwrite (io.check_not_input)."""
+    return [getattr(args, "cilin", None), getattr(args, "confusion", None), getattr(args, "model", None)]
+
+
 def add_lang_option(p, help: str) -> None:
     """--lang: one of the registered languages (peet_fast.languages.LANGS), English by default."""
     from peet_fast.languages import LANGS

@@ -4,7 +4,13 @@ from __future__ import annotations
 import argparse
 import sys
 
-from peet_fast.cli._common import add_lang_option, add_pipeline_options, add_zh_resources, load_annotator
+from peet_fast.cli._common import (
+    add_lang_option,
+    add_pipeline_options,
+    add_zh_resources,
+    load_annotator,
+    resource_inputs,
+)
 from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
 
@@ -43,7 +49,7 @@ def run(args) -> int:
     for flag, v in (("--min-votes", th.min_votes), ("--min-votes-relaxed", th.min_votes_relaxed)):
         if not 1 <= v <= len(args.hyp):
             raise InputError(flag, f"must be between 1 and the number of systems ({len(args.hyp)}), not {v}")
-    check_output(args.out)
+    check_output(args.out, [args.src, *args.hyp, *resource_inputs(args)])
     from peet_fast.languages import language
 
     progress = progress_for(args, unit=parse_unit(args.lang))

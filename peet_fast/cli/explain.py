@@ -37,7 +37,7 @@ def run(args) -> int:
     from peet_fast.explain import format_terms, standardized_terms, std_from_data, stored_std
     from peet_fast.model import load_model
 
-    check_output(args.json)
+    check_output(args.json, [None if args.model == "published" else args.model, args.data])
     model = load_model(None if args.model == "published" else args.model)
     if args.data:
         from peet_fast.formats.pairs import head_column

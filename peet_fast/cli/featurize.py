@@ -16,7 +16,7 @@ from peet_fast.cli._common import (
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
-from peet_fast.io import InputError
+from peet_fast.io import InputError, check_not_input
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -50,6 +50,7 @@ def run(args) -> int:
     runner = job_runner(args)
     if bool(args.pairs) == bool(args.mo or args.trg) or (not args.pairs and not (args.mo and args.trg)):
         raise InputError("featurize", "give either --mo FILE --trg FILE, or --pairs FILE")
+    check_not_input(args.out, [args.pairs, args.mo, args.trg])
     source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
               else text_source([args.mo, args.trg]))
     if args.pairs:

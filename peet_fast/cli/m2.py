@@ -10,6 +10,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     add_zh_resources,
     load_annotator,
+    resource_inputs,
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
@@ -66,8 +67,8 @@ def run(args) -> int:
         for flag, given in (("-orig", args.orig), ("-cor", args.cor)):
             if not given:
                 raise InputError(flag, "is required (or -para FILE with --lang zh)")
+    check_output(args.out, [args.orig, *(args.cor or []), args.para, *resource_inputs(args)])
     annotator = load_annotator(args, args.lang)
-    check_output(args.out)
     if args.para:
         sources, targets = read_para(args.para)
         columns = []

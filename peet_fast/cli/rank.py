@@ -11,6 +11,7 @@ from peet_fast.cli._common import (
     hyp_systems,
     load_annotator,
     model_summary,
+    resource_inputs,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
@@ -38,6 +39,12 @@ def add_rank_inputs(p) -> None:
                                                                     "intervals and p-values")
     add_tokenize_option(p)
     add_pipeline_options(p)
+
+
+def rank_inputs(args) -> list:
+    """Every file a rank/report command line reads (outputs must not be one of them)."""
+    _, paths = hyp_systems(args)
+    return [*paths, *args.ref, args.human, *resource_inputs(args)]
 
 
 def ranking_from_args(args):
@@ -113,7 +120,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    check_output(args.summary)
+    check_output(args.summary, rank_inputs(args))
     ranking, model = ranking_from_args(args)
     if args.summary:
         summary = {"model": model_summary(model, args),

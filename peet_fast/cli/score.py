@@ -15,10 +15,11 @@ from peet_fast.cli._common import (
     job_runner,
     max_line_tokens,
     model_summary,
+    resource_inputs,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import check_output, write_json
+from peet_fast.io import check_not_input, check_output, write_json
 
 PER_WORD_NOTE = ("s/word: total predicted seconds / total MO words; mean s/word: mean over sentences with MO words "
                  "of seconds / MO words")
@@ -61,7 +62,9 @@ def run(args) -> int:
     from peet_fast.scoring import json_number, rank
 
     names, paths = hyp_systems(args)
-    check_output(args.summary)
+    inputs = [*paths, *args.ref, *resource_inputs(args)]
+    check_output(args.summary, inputs)
+    check_not_input(args.out, inputs)
     runner = job_runner(args)
     model = load_model(args.model)
     warn_if_untokenised(args, [*paths, *args.ref])

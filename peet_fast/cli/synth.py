@@ -33,7 +33,7 @@ def run(args) -> int:
     if args.pairs < 0:
         raise InputError("--pairs", "must be at least 0")
     pair_format(args.out)
-    check_output(args.out)
+    check_output(args.out, [args.sentences])
     try:
         rates = parse_rates(args.rates)
     except ValueError as exc:

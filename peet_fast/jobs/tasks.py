@@ -18,7 +18,7 @@ from peet_fast.en.features import feature_table_schema, featurize_table
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
 from peet_fast.formats.sentences import SentenceWriter
-from peet_fast.io import InputError, check_output, lines_located, read_parallel
+from peet_fast.io import InputError, check_not_input, check_output, check_parent, lines_located, read_parallel
 from peet_fast.jobs.layout import iter_dataset_batches, shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import JobInterrupted, JobOptionError, JobSpec, Runner, check_at_least_one, run_job
@@ -57,6 +57,7 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
     shard_rows rows (None: chosen by jobs.sizing). A sentence over max_line_tokens (en.parse) is refused naming its
     file and line."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
+    check_not_input(out, source.paths)
     runner = runner or LocalRunner()
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
                    shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens, cache=dict(cache or {}))
@@ -75,6 +76,7 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
                                       max_line_tokens=max_line_tokens, **(cache or {}))
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
+    check_job_dir(out)
     manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
 
@@ -131,6 +133,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     the texts are raw (spaCy's tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options
     (peet_fast.en.Annotator's cache, cache_dir, cache_max_size)."""
     names = system_names(hyp_files, names)
+    check_not_input(out_dir, [*hyp_files, *ref_files])
     to_file = out_dir is not None and is_sentence_file(out_dir)
     if to_file:
         check_output(out_dir)
@@ -212,8 +215,7 @@ def check_job_dir(out_dir: str) -> None:
     """Refuse, before any work, a job directory that is a file or whose parent does not exist."""
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(out_dir))):
-        raise InputError(out_dir, "its parent directory does not exist")
+    check_parent(out_dir)
 
 
 def score_summary(out_dir: str, system_names: Sequence[str], hyp_files: Sequence[str],
