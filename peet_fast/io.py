@@ -92,37 +92,117 @@ def without_bom(data: bytes) -> bytes:
     return data[len(UTF8_BOM):] if data.startswith(UTF8_BOM) else data
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """A whole input file's bytes, without a leading UTF-8 byte order mark, or InputError saying why not."""
+# the longest line any reader holds in memory (16 MiB, 16 x the parser's MAX_LINE_BYTES): a file with a longer one
+# (a binary file, /dev/zero, a stream with no line ends) is refused once that much is read, never read to its end
+MAX_LINE_READ = 16 << 20
+_READ_BLOCK = 1 << 20
+
+
+def read_bounded(path: str | os.PathLike, refuse_nul: bool = False, max_line: int | None = None) -> bytes:
+    """A whole input file's bytes (a byte order mark kept), read in blocks: refused (InputError naming the file and
+    line) as soon as a line grows past max_line bytes (default MAX_LINE_READ), or (refuse_nul) a NUL byte is
+    read."""
     path = os.fspath(path)
+    max_line = max_line or MAX_LINE_READ
+    blocks: list[bytes] = []
+    line_bytes = 0            # bytes read since the last line end
     with open_input(path) as fh:
-        try:
-            data = fh.read()
-        except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    return without_bom(data)
+        while True:
+            try:
+                block = fh.read(_READ_BLOCK)
+            except OSError as exc:
+                raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+            if not block:
+                break
+            blocks.append(block)
+            if refuse_nul:
+                nul = block.find(b"\x00")
+                if nul >= 0:
+                    data = b"".join(blocks)
+                    at = len(data) - len(block) + nul
+                    raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, at))
+            end = max(block.rfind(b"\n"), block.rfind(b"\r"))
+            line_bytes = line_bytes + len(block) if end < 0 else len(block) - end - 1
+            if line_bytes > max_line:
+                data = b"".join(blocks)
+                raise InputError(path, f"a line longer than {max_line:,} bytes (not a text file of sentences?); "
+                                       f"refused after reading {len(data):,} bytes", _line_of(data, len(data) - 1))
+    return b"".join(blocks)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """A whole input file's bytes, without a leading UTF-8 byte order mark, or InputError saying why not (a line over
+    MAX_LINE_READ bytes included: read_bounded)."""
+    return without_bom(read_bounded(path))
 
 
 def read_text(path: str | os.PathLike, encoding: str = "utf-8", what: str = "") -> str:
     """A whole text file decoded with encoding, line ends as in text mode (CRLF and CR read as LF), or InputError
     naming the file (and the offending byte). A UTF-8 byte order mark at its start is dropped."""
     path = os.fspath(path)
-    with open_input(path) as fh:
-        data = fh.read()
+    data = read_bounded(path)
     try:
         return data.decode(encoding).removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"{what or 'invalid ' + encoding.upper()} ({exc.reason} at byte {exc.start})") from None
 
 
+def read_head(path: str | os.PathLike, max_lines: int, max_bytes: int = _READ_BLOCK) -> list[str]:
+    """At most max_lines whole lines from the start of a text file, reading at most max_bytes (a sample: undecodable
+    bytes replaced, a byte order mark dropped, a last line cut by the bound left out); [] where it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError:
+        return []
+    cut = len(data) > max_bytes
+    lines = without_bom(data[:max_bytes]).decode("utf-8", "replace").splitlines()
+    if cut and lines:
+        lines.pop()
+    return lines[:max_lines]
+
+
+MAX_JSON_DEPTH = 64
+
+
+class JSONTooDeep(ValueError):
+    """JSON nested deeper than a reader accepts (instead of a RecursionError)."""
+
+
+def json_depth(obj) -> int:
+    """The nesting depth of parsed JSON (a scalar: 0), computed without recursion."""
+    deepest = 0
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((x, depth + 1) for x in item if isinstance(x, (dict, list)))
+    return deepest
+
+
+def json_loads(text: str | bytes, max_depth: int = MAX_JSON_DEPTH):
+    """json.loads, refusing (JSONTooDeep, a ValueError) objects and arrays nested deeper than max_depth, where
+    json.loads would raise RecursionError or a later recursive use of the data would."""
+    import json
+
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        raise JSONTooDeep(f"nested too deeply (more than {max_depth} levels)") from None
+    if isinstance(obj, (dict, list)) and json_depth(obj) > max_depth:
+        raise JSONTooDeep(f"nested too deeply (more than {max_depth} levels)")
+    return obj
+
+
 def read_lines(path: str | os.PathLike) -> list[str]:
     """All lines of a UTF-8 text file, without line ends (a byte order mark at its start is part of no line).
     Refuses unreadable files, invalid UTF-8 and NUL bytes."""
     path = os.fspath(path)
-    data = read_bytes(path)
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, nul))
+    data = without_bom(read_bounded(path, refuse_nul=True))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -125,19 +125,14 @@ def warn_if_untokenised(args, samples) -> None:
     """One warning on stderr when English input looks untokenised (most of the sampled non-empty lines have a word
     directly followed by punctuation) and -tok was not given. samples: (file name, lines) pairs, or file names of
     text files (their first UNTOKENISED_SAMPLE lines are read)."""
-    import itertools
-
     from peet_fast.en.parse import untokenised_share
+    from peet_fast.io import read_head
 
     if getattr(args, "tok", False) or getattr(args, "lang", "en") != "en":
         return
     for sample in samples:
-        if isinstance(sample, str):
-            try:
-                with open(sample, encoding="utf-8-sig", errors="replace") as fh:
-                    sample = (sample, list(itertools.islice(fh, UNTOKENISED_SAMPLE)))
-            except OSError:
-                continue            # the full read reports it
+        if isinstance(sample, str):           # at most 1 MiB read (never a whole /dev/zero); the full read
+            sample = (sample, read_head(sample, UNTOKENISED_SAMPLE))    # reports what cannot be read
         name, lines = sample
         hits, n = untokenised_share(lines[:UNTOKENISED_SAMPLE])
         if n and hits > n / 2:
