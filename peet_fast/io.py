@@ -24,11 +24,34 @@ def cache_root() -> str:
     return platformdirs.user_cache_dir("peet-fast", appauthor=False)
 
 
+SHOWN_LIMIT = 200
+
+
+def shown(text, limit: int = SHOWN_LIMIT) -> str:
+    """A user-supplied string (a file name, a model's or a system's name) as it is safe to print on one line: control
+    characters, line and paragraph separators, escape codes and bidirectional overrides written as Python escapes
+    (as repr writes them, without quotes), and a string longer than `limit` cut in its middle, saying how much was
+    left out. Plain text is unchanged."""
+    text = str(text)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    if len(text) > limit:
+        keep = max(limit - 40, 20)
+        head, tail = text[:keep // 2], text[-(keep - keep // 2):]
+        text = f"{head}...[{len(text) - len(head) - len(tail):,} characters left out]...{tail}"
+    return text
+
+
+def shown_line(message: str, limit: int = 10 * SHOWN_LIMIT) -> str:
+    """A whole message line as it is safe to print: shown() with a longer limit (the printer of errors, warnings)."""
+    return shown(message, limit)
+
+
 class InputError(ValueError):
-    """A user-facing input problem; str() names the file (and line)."""
+    """A user-facing input problem; str() names the file (and line), the name escaped and cut (shown)."""
 
     def __init__(self, path: str, message: str, line: int | None = None):
-        self.path = str(path)
+        self.path = shown(path)
         self.line = line
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
@@ -383,20 +406,34 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             fh = open(path, mode.replace("w", "a"), **kwargs)
         except OSError as exc:
             raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
-        with fh:
+        with naming(path), fh:
             yield fh
         return
     directory = os.path.dirname(os.path.abspath(target))
     check_parent(path, directory)
-    fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
+    with naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
     try:
-        os.chmod(tmp, 0o666 & ~current_umask())
-        with os.fdopen(fd, mode, **kwargs) as fh:
-            yield fh
-        os.replace(tmp, target)
+        with naming(path):
+            os.chmod(tmp, 0o666 & ~current_umask())
+            with os.fdopen(fd, mode, **kwargs) as fh:
+                yield fh
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def naming(path: str) -> Iterator[None]:
+    """Within the block, an OSError that names no file, or names a temporary file of ours, (a full disk on write(),
+    a failed rename) names `path` instead: the user's output, never an internal name."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or os.path.basename(str(exc.filename)).startswith(".peet-fast-"):
+            raise OSError(exc.errno, exc.strerror or str(exc), path) from exc
         raise
 
 

@@ -496,3 +496,129 @@ def test_segment_link_is_never_followed(tmp_path, capsys):
     store.put({b"b" * 16: b"ours"})
     (Path(store.dir) / "00000000000000000000-1-abcd.seg").symlink_to(seg)
     assert C.Store(str(tmp_path / "c"), fp).get([b"a" * 16, b"b" * 16]) == {b"b" * 16: b"ours"}
+
+
+# --- point 6: messages ------------------------------------------------------------------------------------------
+
+def test_shown_escapes_and_cuts():
+    from peet_fast.io import shown
+
+    assert shown("plain/path name.txt") == "plain/path name.txt"
+    assert shown("naïve 中文") == "naïve 中文"
+    assert shown("a\nb\rc\td\x1b[31me\x00f\u202eg\u2028h\x7f") == "a\\nb\\rc\\td\\x1b[31me\\x00f\\u202eg\\u2028h\\x7f"
+    long = shown("x" * 10_000_000)
+    assert len(long) < 250 and "characters left out" in long and long.startswith("x") and long.endswith("x")
+    assert shown("y" * 200) == "y" * 200
+
+
+def test_input_name_with_newline_and_escape_code_cannot_forge_a_line(tmp_path, capsys):
+    evil = tmp_path / "a\npeet-fast m2: wrote 0 sentence blocks\x1b[2K.txt"
+    assert main(["m2", "-orig", str(evil), "-cor", str(evil), "-out", str(tmp_path / "o.m2")]) == 2
+    line = _one_error_line(capsys, "m2")
+    assert "\\npeet-fast m2: wrote" in line and "\\x1b[2K" in line and "\x1b" not in line
+
+
+def test_huge_name_in_an_error_is_cut(tmp_path, capsys):
+    name = "n" * 100_000
+    d = _model()
+    d["name"] = name
+    d["format_version"] = 99
+    (tmp_path / "m.json").write_text(json.dumps(d))
+    assert main(["explain", str(tmp_path / "m.json")]) == 2
+    line = _one_error_line(capsys, "explain")
+    assert "format_version" in line and len(line) < 3000
+
+
+def test_model_name_printed_escaped_and_cut(tmp_path, capsys):
+    d = _model()
+    d["name"] = "m\nmodel: forged\x1b[1A" + "z" * 1_000_000
+    d["training"] = {"feature_std": [1.0] * len(d["features"])}
+    (tmp_path / "m.json").write_text(json.dumps(d))
+    assert main(["explain", str(tmp_path / "m.json")]) == 0
+    out, err = capsys.readouterr()
+    first = out.splitlines()[0]
+    assert first.startswith("model: m\\nmodel: forged\\x1b[1A") and len(first) < 400
+    assert "\x1b" not in out and len(out) < 10_000
+
+
+def test_system_name_cannot_forge_a_table_row(tmp_path, capsys):
+    (tmp_path / "r.txt").write_text("He goes home .\n")
+    (tmp_path / "h.txt").write_text("He go home .\n")
+    rc = main(["score", "--hyp", f"x\n   1  forged  0.000={tmp_path}/h.txt", "--ref", str(tmp_path / "r.txt"), *SPACY,
+               "--quiet"])
+    assert rc == 0
+    out = capsys.readouterr().out
+    assert len(out.splitlines()) == 2 and "x\\n   1  forged" in out
+
+
+@pytest.fixture
+def full_device(tmp_path):
+    """A private node with /dev/full's numbers (every write: ENOSPC), never the real /dev."""
+    import stat
+
+    if os.geteuid() != 0:
+        pytest.skip("mknod of a character device needs root")
+    node = tmp_path / "full"
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
+    return node
+
+
+def test_full_disk_names_the_output_written_in_place(tmp_path, capsys, full_device):
+    (tmp_path / "o.txt").write_text("He go home .\n")
+    rc = main(["ensemble", "--src", str(tmp_path / "o.txt"), "--hyp", str(tmp_path / "o.txt"),
+               str(tmp_path / "o.txt"), "--out", str(full_device), *SPACY, "--quiet"])
+    assert rc == 1
+    assert _one_error_line(capsys, "ensemble").endswith(f"{full_device}: No space left on device")
+
+
+def test_full_disk_names_the_output_of_an_atomic_write(tmp_path):
+    import errno
+
+    from peet_fast.io import atomic_write
+
+    with pytest.raises(OSError) as info:
+        with atomic_write(tmp_path / "out.txt") as fh:
+            fh.write("x")
+            raise OSError(errno.ENOSPC, "No space left on device")
+    assert info.value.filename == str(tmp_path / "out.txt") and info.value.errno == errno.ENOSPC
+    assert os.listdir(tmp_path) == []
+
+
+def test_full_disk_in_a_scratch_job_names_the_users_output(tmp_path, capsys, monkeypatch):
+    """featurize --pairs X --out ONE.parquet runs a scratch job beside the output: a full disk while writing its
+    shards names ONE.parquet, not the internal .peet-fast-job-* directory, and leaves nothing behind."""
+    import errno
+
+    import peet_fast.jobs.shards as shards
+
+    def full(*a, **k):
+        raise OSError(errno.ENOSPC, "No space left on device")
+    monkeypatch.setattr(shards, "atomic_write", full)
+    (tmp_path / "p.jsonl").write_text('{"mo": "He go home .", "trg": "He goes home ."}\n')
+    out = tmp_path / "f.parquet"
+    assert main(["featurize", "--pairs", str(tmp_path / "p.jsonl"), "--out", str(out), *SPACY, "--quiet"]) == 1
+    line = _one_error_line(capsys, "featurize")
+    assert line.startswith(f"peet-fast featurize: error: {out}: No space left on device") and ".peet-fast-job" not in line
+    assert sorted(os.listdir(tmp_path)) == ["p.jsonl"]
+
+
+def test_unreachable_ray_address_names_it(tmp_path):
+    """--ray-address of a port nothing listens on: one line naming the address, at once, exit 1, no Ray log lines."""
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as s:       # a free port: bound, then closed
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    (tmp_path / "a.txt").write_text("He go home .\n")
+    t0 = time.monotonic()
+    res = subprocess.run([sys.executable, "-m", "peet_fast.cli", "featurize", "--mo", str(tmp_path / "a.txt"),
+                          "--trg", str(tmp_path / "a.txt"), "--out", str(tmp_path / "f.parquet"), "--ray-address",
+                          f"127.0.0.1:{port}", *SPACY], capture_output=True, text=True, timeout=120)
+    assert time.monotonic() - t0 < 60
+    assert res.returncode == 1
+    assert res.stderr.strip().splitlines() == [
+        f"peet-fast featurize: error: cannot reach the Ray cluster at 127.0.0.1:{port}: Connection refused"]
+    assert not (tmp_path / "f.parquet").exists()

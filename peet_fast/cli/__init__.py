@@ -10,6 +10,7 @@ import traceback
 from peet_fast import __version__
 from peet_fast.cli._common import add_debug_option, error_line, interrupt_line, terminate_as_interrupt
 from peet_fast.cli._progress import add_quiet_option
+from peet_fast.io import shown_line
 
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
             "report", "excgec", "agreement", "cache")
@@ -74,9 +75,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             traceback.print_exception(exc)
         else:
-            print(f"peet-fast {args.command}: error: {message}", file=sys.stderr)
+            print(f"peet-fast {args.command}: error: {shown_line(message)}", file=sys.stderr)
         return status
     except KeyboardInterrupt as exc:
         status, message = interrupt_line(exc)
-        print(f"peet-fast {args.command}: {message}", file=sys.stderr)
+        print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
         return status

@@ -30,8 +30,10 @@ def error_line(exc: Exception) -> tuple[int, str] | None:
     if isinstance(exc, USER_ERRORS):
         return 2, str(exc)
     if isinstance(exc, OSError):
+        from peet_fast.io import shown
+
         what = exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return 1, f"{exc.filename}: {what}" if exc.filename else what
+        return 1, f"{shown(exc.filename)}: {what}" if exc.filename else what
     shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
     if shards is not None and isinstance(exc, shards.WorkerError):
         return 1, str(exc)
@@ -126,7 +128,7 @@ def warn_if_untokenised(args, samples) -> None:
     directly followed by punctuation) and -tok was not given. samples: (file name, lines) pairs, or file names of
     text files (their first UNTOKENISED_SAMPLE lines are read)."""
     from peet_fast.en.parse import untokenised_share
-    from peet_fast.io import read_head
+    from peet_fast.io import read_head, shown
 
     if getattr(args, "tok", False) or getattr(args, "lang", "en") != "en":
         return
@@ -136,7 +138,7 @@ def warn_if_untokenised(args, samples) -> None:
         name, lines = sample
         hits, n = untokenised_share(lines[:UNTOKENISED_SAMPLE])
         if n and hits > n / 2:
-            print(f"peet-fast {args.command}: warning: {name} looks untokenised ({hits} of {n} lines have "
+            print(f"peet-fast {args.command}: warning: {shown(name)} looks untokenised ({hits} of {n} lines have "
                   "punctuation attached to a word); give -tok to tokenise raw text with spaCy, as errant_parallel "
                   "-tok does", file=sys.stderr)
             return

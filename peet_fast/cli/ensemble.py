@@ -12,7 +12,7 @@ from peet_fast.cli._common import (
     resource_inputs,
 )
 from peet_fast.cli._progress import parse_unit, progress_for
-from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
+from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel, shown
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -61,6 +61,6 @@ def run(args) -> int:
         fh.writelines(s + "\n" for s in result.sentences)
     print(f"peet-fast ensemble: {len(args.hyp)} systems, {result.candidates} distinct edits, {result.kept} applied "
           f"({result.dropped_overlaps} with enough votes dropped for overlapping); thresholds {th.min_votes} / "
-          f"{th.min_votes_relaxed} (word order, spelling); wrote {len(result.sentences)} lines to {args.out}",
+          f"{th.min_votes_relaxed} (word order, spelling); wrote {len(result.sentences)} lines to {shown(args.out)}",
           file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ from peet_fast.cli._common import (
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
-from peet_fast.io import InputError, check_not_input
+from peet_fast.io import InputError, check_not_input, shown
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -64,9 +64,9 @@ def run(args) -> int:
                          shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
                          progress=progress, tokenise=args.tok, cache=cache_options(args))
     if done.shards is None:
-        print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {args.out}",
+        print(f"peet-fast featurize: wrote {done.rows} rows ({args.features} features) to {shown(args.out)}",
               file=sys.stderr)
     else:
         print(f"peet-fast featurize: {done.rows} rows ({args.features} features) in {done.shards} shards "
-              f"in {args.out}", file=sys.stderr)
+              f"in {shown(args.out)}", file=sys.stderr)
     return 0

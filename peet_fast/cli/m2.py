@@ -13,7 +13,7 @@ from peet_fast.cli._common import (
     resource_inputs,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
+from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel, shown
 
 MERGES = ["rules", "all-split", "all-merge", "all-equal"]
 
@@ -79,5 +79,5 @@ def run(args) -> int:
     with progress_for(args, total=len(sources)) as progress, lines_located(columns), atomic_write(args.out) as out:
         n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.orig)
     files = f", {len(args.cor)} corrected file{'s' if len(args.cor) > 1 else ''}" if args.cor else ""
-    print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {args.out}", file=sys.stderr)
+    print(f"peet-fast m2: wrote {n} sentence blocks ({annotator.scheme}{files}) to {shown(args.out)}", file=sys.stderr)
     return 0

@@ -16,7 +16,7 @@ from peet_fast.cli._common import (
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.cli.score import PER_WORD_NOTE
-from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
+from peet_fast.io import InputError, check_output, lines_located, read_parallel, shown, write_json
 
 
 def add_rank_inputs(p) -> None:
@@ -79,14 +79,15 @@ def ranking_from_args(args):
 
 def print_ranking(ranking) -> None:
     systems = ranking.systems
-    width = max(len("system"), *(len(s.name) for s in systems))
+    names = [shown(s.name) for s in systems]
+    width = max(len("system"), *(len(n) for n in names))
     human = ranking.correlation is not None
     print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'95% CI':>17}  {'p(next)':>7}  {'WER':>7}  "
           f"{'s/word':>7}  {'mean s/word':>11}" + (f"  {'human':>9}" if human else ""))
-    for k, s in enumerate(systems, 1):
+    for k, (s, name) in enumerate(zip(systems, names), 1):
         p = "-" if s.p_next is None else f"{s.p_next:.3f}"
         h = "-" if s.human is None else f"{s.human:.4g}"
-        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
+        print(f"{k:>4}  {name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
               f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
               + (f"  {h:>9}" if human else ""))
     print(PER_WORD_NOTE, file=sys.stderr)
@@ -96,7 +97,7 @@ def print_ranking(ranking) -> None:
         for m, label in (("peet", "PEET"), ("wer", "WER")):
             print(f"{label} vs human ({c['systems']} systems): Spearman {fmt(c[m]['spearman'])}, "
                   f"Pearson {fmt(c[m]['pearson'])}")
-        missing = [s.name for s in systems if s.human is None]
+        missing = [shown(s.name) for s in systems if s.human is None]
         if missing:
             print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
 

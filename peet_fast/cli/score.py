@@ -19,7 +19,7 @@ from peet_fast.cli._common import (
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import check_not_input, check_output, write_json
+from peet_fast.io import check_not_input, check_output, shown, write_json
 
 PER_WORD_NOTE = ("s/word: total predicted seconds / total MO words; mean s/word: mean over sentences with MO words "
                  "of seconds / MO words")
@@ -81,11 +81,12 @@ def run(args) -> int:
                                 "words": s.words, "seconds_per_word": json_number(s.seconds_per_word),
                                 "mean_seconds_per_word": json_number(s.mean_seconds_per_word)} for s in ranked]}
         write_json(args.summary, summary)
-    width = max(len("system"), *(len(s.name) for s in ranked))
+    names = [shown(s.name) for s in ranked]       # a file or NAME= given name: escaped, never a forged line
+    width = max(len("system"), *(len(n) for n in names))
     print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'sentences':>9}  {'s/word':>7}  {'mean s/word':>11}")
-    for k, s in enumerate(ranked, 1):
-        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
+    for k, (s, name) in enumerate(zip(ranked, names), 1):
+        print(f"{k:>4}  {name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
               f"{s.mean_seconds_per_word:>11.4f}")
-    print(f"model: {model.name} ({model.feature_set} features); references: {len(args.ref)}", file=sys.stderr)
+    print(f"model: {shown(model.name)} ({model.feature_set} features); references: {len(args.ref)}", file=sys.stderr)
     print(PER_WORD_NOTE, file=sys.stderr)
     return 0

@@ -5,7 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import InputError, check_output
+from peet_fast.io import InputError, check_output, shown
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -46,5 +46,5 @@ def run(args) -> int:
         raise InputError(args.sentences, str(exc)) from None
     write_pairs(args.out, pairs)
     same = sum(m == t for m, t in pairs)
-    print(f"peet-fast synth: wrote {len(pairs)} pairs ({same} identical) to {args.out}", file=sys.stderr)
+    print(f"peet-fast synth: wrote {len(pairs)} pairs ({same} identical) to {shown(args.out)}", file=sys.stderr)
     return 0

@@ -46,6 +46,7 @@ import sys
 import tempfile
 import threading
 import traceback
+import warnings
 from typing import Callable, Iterator, Sequence
 
 import peet_fast
@@ -151,11 +152,30 @@ def _runtime_env(working_dir: str, local: bool) -> dict | None:
     return env
 
 
+def unreachable(address: str, timeout: float = 5.0) -> str | None:
+    """Why a cluster address (HOST:PORT or ray://HOST:PORT) cannot be reached, from one TCP connection attempt, or
+    None (reachable, or 'auto' / 'local', which Ray resolves itself). Ray's own attempt retries for minutes and
+    only prints log lines of its C++ core meanwhile."""
+    import socket
+
+    if address in ("auto", "local"):
+        return None
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+    return None
+
+
 def init_ray(workers: int, address: str | None) -> None:
     import ray
 
     if ray.is_initialized():
         return
+    why = unreachable(address) if address else None
+    if why is not None:
+        raise WorkerError(f"cannot reach the Ray cluster at {address}: {why}")
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
     quiet_auth_notice()
     kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
@@ -166,7 +186,14 @@ def init_ray(workers: int, address: str | None) -> None:
             kwargs["runtime_env"] = runtime_env
         sigterm = signal.getsignal(signal.SIGTERM)
         if address:
-            ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+            try:
+                with warnings.catch_warnings():     # Ray's UserWarning on a timeout: our one line says it
+                    warnings.simplefilter("ignore")
+                    ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+            except Exception as exc:      # noqa: BLE001 -- Ray raises several types: one line naming the address
+                lines = [ln.strip() for ln in _ANSI.sub("", str(exc)).splitlines() if ln.strip()]
+                raise WorkerError(f"cannot join the Ray cluster at {address}: "
+                                  f"{lines[0] if lines else type(exc).__name__}") from exc
         else:
             # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
             # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small

@@ -101,6 +101,14 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
         yield os.path.join(scratch, "job")
     except JobInterrupted as exc:
         raise KeyboardInterrupt from exc.__cause__       # no shards kept: "interrupted; no output written"
+    except OSError as exc:    # a full disk while writing shards: name the user's output, not our scratch directory
+        if exc.filename is None or not os.path.abspath(str(exc.filename)).startswith(scratch):
+            raise
+        what = (exc.strerror or str(exc)).split(" (shard ")[0]
+        if out is None:
+            raise OSError(exc.errno, f"{what} (the temporary directory of a --workers run)",
+                          os.path.dirname(scratch)) from exc
+        raise OSError(exc.errno, f"{what} (writing its shards in a temporary directory beside it)", out) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
