@@ -81,6 +81,53 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
     return Featurized(manifest.total, len(manifest.done))
 
 
+SCRATCH_PREFIX = ".peet-fast-job-"
+SCRATCH_OWNER = "_owner.json"       # host, pid and process start time of the run that made the scratch directory
+
+
+def write_owner(scratch: str) -> None:
+    """Record this process as the owner of a scratch directory (read by remove_stale_scratch)."""
+    import json
+    import socket
+
+    from peet_fast.jobs.layout import _proc_start
+
+    owner = {"host": socket.gethostname(), "pid": os.getpid(), "proc_start": _proc_start(os.getpid())}
+    with open(os.path.join(scratch, SCRATCH_OWNER), "w", encoding="utf-8") as fh:
+        json.dump(owner, fh)
+
+
+def remove_stale_scratch(parent: str) -> list[str]:
+    """Remove the scratch directories in `parent` whose owner, a process of this host, is gone (a run killed with
+    SIGKILL, or a machine that lost power, cannot remove its own); returns them. A directory without a readable
+    owner file (being created right now, or not ours) is left alone."""
+    import socket
+
+    from peet_fast.io import json_loads
+    from peet_fast.jobs.layout import _alive
+
+    removed = []
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return removed
+    host = socket.gethostname()
+    for e in entries:
+        try:
+            if not e.is_dir(follow_symlinks=False):
+                continue
+            with open(os.path.join(e.path, SCRATCH_OWNER), "rb") as fh:
+                owner = json_loads(fh.read(4096))
+            pid, start = int(owner["pid"]), owner.get("proc_start")
+            if owner["host"] != host or pid == os.getpid() or _alive(pid, start):
+                continue
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        shutil.rmtree(e.path, ignore_errors=True)
+        removed.append(e.path)
+    return removed
+
+
 @contextlib.contextmanager
 def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
     """A job directory for a sharded run whose output is one file (`out`) or none (None): a new temporary directory
@@ -96,7 +143,9 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
         target, in_place = output_target(out)
         # a device or a process's open file (/dev/null, /dev/stdout): the system's temporary directory, not /dev
         parent = None if in_place else os.path.dirname(os.path.abspath(target))
-    scratch = tempfile.mkdtemp(prefix=".peet-fast-job-", dir=parent)
+    remove_stale_scratch(parent or tempfile.gettempdir())
+    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent)
+    write_owner(scratch)
     try:
         yield os.path.join(scratch, "job")
     except JobInterrupted as exc:
