@@ -45,7 +45,11 @@ class Terminated(KeyboardInterrupt):
     sharded job's finished shards recorded)."""
 
 
+_terminated = threading.Event()     # SIGTERM was received: the exit status is 143 whatever interruption surfaces
+
+
 def _raise_terminated(signum, frame) -> None:
+    _terminated.set()
     raise Terminated()
 
 
@@ -56,6 +60,7 @@ def terminate_as_interrupt():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    _terminated.clear()
     try:
         yield
     finally:
@@ -66,7 +71,10 @@ def interrupt_line(exc: KeyboardInterrupt) -> tuple[int, str]:
     """The exit status (130 for SIGINT, 143 for SIGTERM: 128 + the signal) and the one line of an interruption: a
     sharded job's count of finished shards (jobs.shards.JobInterrupted), otherwise that nothing was written."""
     cause = exc.__cause__ if exc.__cause__ is not None else exc
-    status = 128 + (signal.SIGTERM if isinstance(cause, Terminated) or isinstance(exc, Terminated) else signal.SIGINT)
+    # a SIGTERM can surface as another KeyboardInterrupt (Ray interrupts the main thread when its processes, signalled
+    # with the whole group, die first): the flag decides
+    terminated = _terminated.is_set() or isinstance(cause, Terminated) or isinstance(exc, Terminated)
+    status = 128 + (signal.SIGTERM if terminated else signal.SIGINT)
     shards = sys.modules.get("peet_fast.jobs.shards")
     if shards is not None and isinstance(exc, shards.JobInterrupted):
         return status, str(exc)

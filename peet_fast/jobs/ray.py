@@ -195,6 +195,9 @@ def init_ray(workers: int, address: str | None) -> None:
                 raise WorkerError(f"cannot join the Ray cluster at {address}: "
                                   f"{lines[0] if lines else type(exc).__name__}") from exc
         else:
+            from peet_fast.jobs.raywatch import start_watchdog
+
+            start_watchdog()      # stops the instance's processes when this driver ends, however it ends
             # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
             # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
             # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores)
@@ -366,10 +369,30 @@ def _stop_quietly() -> None:
     without Ray's tracebacks or log lines on the terminal."""
     import ray
 
+    from peet_fast.jobs.raywatch import watched
+
     logging.getLogger("ray").setLevel(logging.CRITICAL)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), fd2_silenced():
-        with contextlib.suppress(Exception):
-            ray.shutdown()
+        if not watched():
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            return
+        # a local instance under a watchdog: wait at most SHUTDOWN_WAIT for Ray's shutdown, which waits for seconds
+        # on processes that a signal to the whole process group already ended; the watchdog stops what is left when
+        # this process exits (SIGTERM is answered in about a second)
+        stopper = threading.Thread(target=_shutdown_suppressed, daemon=True)
+        stopper.start()
+        stopper.join(SHUTDOWN_WAIT)
+
+
+SHUTDOWN_WAIT = 1.0
+
+
+def _shutdown_suppressed() -> None:
+    import ray
+
+    with contextlib.suppress(Exception):
+        ray.shutdown()
 
 
 def _as_driver_error(exc: BaseException, out_dir: str) -> BaseException:
