@@ -385,7 +385,7 @@ def _stop_quietly() -> None:
         stopper.join(SHUTDOWN_WAIT)
 
 
-SHUTDOWN_WAIT = 1.0
+SHUTDOWN_WAIT = 0.5
 
 
 def _shutdown_suppressed() -> None:

@@ -14,7 +14,7 @@ reused pid is never killed) and which of them are raylets. It stops:
 - when every raylet it saw has ended (ray.shutdown, the instance gone): the recorded processes still alive (agents
   that linger); then it exits, so a driver that starts Ray again starts another watchdog.
 
-SIGTERM first, SIGKILL to what is left a second later. It never touches a process it cannot tie to this driver's
+SIGTERM first, SIGKILL to what is left half a second later. It never touches a process it cannot tie to this driver's
 instance: another user's Ray, another driver's, a cluster joined with --ray-address (no watchdog then)."""
 from __future__ import annotations
 
@@ -95,7 +95,7 @@ def record():
 
 def stop(procs):
     procs = {p: s for p, s in procs.items() if p not in (driver, os.getpid()) and alive(p, s)}
-    for sig, wait in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 0.0)):
+    for sig, wait in ((signal.SIGTERM, 0.5), (signal.SIGKILL, 0.0)):
         for p, s in procs.items():
             if alive(p, s):
                 try:

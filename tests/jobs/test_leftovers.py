@@ -105,7 +105,7 @@ def test_a_sigterm_that_surfaces_as_another_interrupt_is_143():
 FAKE_RAYLET = """
 import subprocess, sys, time
 agent = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                          "time.sleep(300)"])      # an agent that ignores SIGTERM: SIGKILLed a second later
+                          "time.sleep(300)"])      # an agent that ignores SIGTERM: SIGKILLed half a second later
 print(agent.pid, flush=True)
 time.sleep(300)
 """
