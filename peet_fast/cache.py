@@ -171,7 +171,8 @@ class Store:
         anything else named *.seg is never followed)."""
         self._check_fingerprint()
         try:
-            names = [e.name for e in os.scandir(self.dir) if e.name.endswith(".seg") and e.is_file(follow_symlinks=False)]
+            names = [e.name for e in os.scandir(self.dir)
+                     if e.name.endswith(".seg") and e.is_file(follow_symlinks=False)]
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -364,8 +365,8 @@ def read_fingerprint(path: str) -> dict | None:
 
 def check_root(root: str) -> None:
     """Refuse (InputError) a cache root that is not a directory of ours: a file (or a link to one), or a directory
-    holding entries but no fingerprint directory, no CACHEDIR.TAG of ours, nor the Chinese pinyin table. A root that does not exist, or is
-    empty, is an empty cache; other entries beside the cache's own are left alone."""
+    holding entries but no fingerprint directory, no CACHEDIR.TAG of ours, nor the Chinese pinyin table. A root
+    that does not exist, or is empty, is an empty cache; other entries beside the cache's own are left alone."""
     from peet_fast.io import InputError
 
     if not os.path.lexists(root):

@@ -331,7 +331,8 @@ def test_endless_input_is_refused(tmp_path, capsys, zero_device, command):
             "score": ["score", "--hyp", z, "--ref", f"{d}/a.txt", *SPACY],
             "compare": ["compare", "-hyp", z, "-ref", f"{d}/a.txt"],
             "excgec": ["excgec", "--hyp", z, "--ref", z, "--no-correction"],
-            "rank-human": ["rank", "--hyp", f"x={d}/a.txt", f"y={d}/a.txt", "--ref", f"{d}/a.txt", "--human", z, *SPACY],
+            "rank-human": ["rank", "--hyp", f"x={d}/a.txt", f"y={d}/a.txt", "--ref", f"{d}/a.txt", "--human", z,
+                           *SPACY],
             }[command]
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     assert main([*argv, "--quiet"]) == 2
@@ -598,7 +599,8 @@ def test_full_disk_in_a_scratch_job_names_the_users_output(tmp_path, capsys, mon
     out = tmp_path / "f.parquet"
     assert main(["featurize", "--pairs", str(tmp_path / "p.jsonl"), "--out", str(out), *SPACY, "--quiet"]) == 1
     line = _one_error_line(capsys, "featurize")
-    assert line.startswith(f"peet-fast featurize: error: {out}: No space left on device") and ".peet-fast-job" not in line
+    assert line.startswith(f"peet-fast featurize: error: {out}: No space left on device")
+    assert ".peet-fast-job" not in line
     assert sorted(os.listdir(tmp_path)) == ["p.jsonl"]
 
 
