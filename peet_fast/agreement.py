@@ -159,14 +159,16 @@ def agreement(annotator, src: Sequence[str], sets: Sequence[Sequence], files: Se
 def format_table(result: Agreement) -> str:
     """The printed report: one row per set (references, TP, FP, FN, P, R, F), the average F, and with pairwise the
     matrix of F (row: the scored set, column: its single reference)."""
-    names = [s.name for s in result.sets]
+    from peet_fast.io import shown
+
+    names = [shown(s.name) for s in result.sets]       # file names: escaped, never a forged line
     fk = "F" + str(result.beta)
     refs = [", ".join(names[j] for j in s.references) for s in result.sets]
     w, rw = max(3, *map(len, names)), max(10, *map(len, refs))
     lines = [f"{'set':<{w}}  {'references':<{rw}}  {'TP':>6}  {'FP':>6}  {'FN':>6}  {'P':>6}  {'R':>6}  {fk:>6}"]
     for s, r in zip(result.sets, refs):
         c = s.result
-        lines.append(f"{s.name:<{w}}  {r:<{rw}}  {c.tp:>6}  {c.fp:>6}  {c.fn:>6}  {c.p:>6.4f}  {c.r:>6.4f}  "
+        lines.append(f"{shown(s.name):<{w}}  {r:<{rw}}  {c.tp:>6}  {c.fp:>6}  {c.fn:>6}  {c.p:>6.4f}  {c.r:>6.4f}  "
                      f"{c.f:>6.4f}")
     lines.append(f"average {fk}: {result.average_f:.4f} (mode {result.mode}, {len(names)} sets)")
     if result.pairwise is not None:

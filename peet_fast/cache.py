@@ -33,7 +33,7 @@ import sys
 import time
 import zlib
 from dataclasses import dataclass
-from typing import Iterable
+from typing import Callable, Iterable
 
 import numpy as np
 
@@ -44,6 +44,13 @@ DEFAULT_MAX_SIZE = 2 * 1024 ** 3
 MAX_SEGMENTS = 64
 FINGERPRINT_FILE = "fingerprint.json"
 STALE_TMP_SECONDS = 3600        # a temporary file this old belongs to a writer that died
+# the Cache Directory Tagging Specification's tag (backup tools skip the directory), written in the root: a root
+# that holds it is ours even when it holds no entries (after `cache clear`)
+CACHEDIR_TAG = "CACHEDIR.TAG"
+_TAG = (b"Signature: 8a477f597d28d172789f06886806bc55\n"
+        b"# This file is a cache directory tag created by peet-fast (its parse cache).\n")
+_FINGERPRINT_DIR = re.compile(r"[0-9a-f]{24}")
+_OTHER_FILES = re.compile(r"pinyin-cjk-.*\.txt(\..*\.tmp)?")     # zh.resources' table, kept in the same root
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 
 
@@ -137,11 +144,35 @@ class Store:
         self.max_size = max_size
         self.segments: dict[str, Segment | None] = {}     # file name -> segment (None: damaged or gone)
         self.writable = True
+        self.fingerprint_checked = False
+
+    def _check_fingerprint(self) -> None:
+        """Once per process, where the directory exists: a fingerprint file that is missing, damaged or not this
+        directory's is one warning and written again (the entries stay: the directory's name is the fingerprint's
+        hash, so they are this fingerprint's)."""
+        if self.fingerprint_checked or not os.path.isdir(self.dir):
+            return
+        self.fingerprint_checked = True
+        fp_path = os.path.join(self.dir, FINGERPRINT_FILE)
+        found = read_fingerprint(fp_path)
+        if found == self.fingerprint:
+            return
+        if found is not None or os.path.lexists(fp_path):
+            warn(f"{fp_path}: damaged or not this directory's; written again")
+        if not self.writable:
+            return
+        try:
+            write_atomic(fp_path, json.dumps(self.fingerprint, indent=1, sort_keys=True).encode())
+        except OSError as exc:
+            self._disable(exc)
 
     def _refresh(self) -> None:
-        """Open the segments other processes have written since the last look."""
+        """Open the segments other processes have written since the last look (regular files only: a link or
+        anything else named *.seg is never followed)."""
+        self._check_fingerprint()
         try:
-            names = [e.name for e in os.scandir(self.dir) if e.name.endswith(".seg")]
+            names = [e.name for e in os.scandir(self.dir)
+                     if e.name.endswith(".seg") and e.is_file(follow_symlinks=False)]
         except FileNotFoundError:
             return
         except OSError as exc:
@@ -174,8 +205,11 @@ class Store:
             warn(f"{self.dir}: cannot use it ({exc.strerror or exc}); continuing without writing to the cache")
         self.writable = False
 
-    def get(self, digests: list[bytes]) -> dict[bytes, bytes]:
-        """The records found for a batch of digests: one sorted-index search per segment."""
+    def get(self, digests: list[bytes], decode: Callable[[bytes], object] | None = None) -> dict[bytes, object]:
+        """The records found for a batch of digests: one sorted-index search per segment. decode, if given, turns
+        each record into its value and checks it field by field (ValueError, IndexError, struct.error where it
+        does not hold): a record that fails, though its checksum holds, is damage like a failed checksum: one
+        warning, its segment dropped, its sentences missing (parsed and written again)."""
         self._refresh()
         found: dict[bytes, bytes] = {}
         left = np.arange(len(digests))          # positions in digests not found yet
@@ -189,7 +223,13 @@ class Store:
             if not hit.any():
                 continue
             try:
-                found.update({digests[i]: seg.record(k) for k, i in zip(pos[hit].tolist(), left[hit].tolist())})
+                got = {digests[i]: seg.record(k) for k, i in zip(pos[hit].tolist(), left[hit].tolist())}
+                if decode is not None:
+                    try:
+                        got = {d: decode(r) for d, r in got.items()}
+                    except (ValueError, IndexError, OverflowError, struct.error) as exc:
+                        raise Damaged(f"invalid record ({exc})") from None
+                found.update(got)
             except Damaged as exc:        # none of its records used: they are parsed and written again
                 self._drop(seg.path, exc)
                 continue
@@ -213,9 +253,9 @@ class Store:
             return
         try:
             os.makedirs(self.dir, exist_ok=True)
-            fp_path = os.path.join(self.dir, FINGERPRINT_FILE)
-            if not os.path.exists(fp_path):
-                write_atomic(fp_path, json.dumps(self.fingerprint, indent=1, sort_keys=True).encode())
+            if not os.path.lexists(os.path.join(self.root, CACHEDIR_TAG)):
+                write_atomic(os.path.join(self.root, CACHEDIR_TAG), _TAG)
+            self._check_fingerprint()
             name = write_atomic(os.path.join(self.dir, segment_name()), encode_segment(items))
             self.segments[os.path.basename(name)] = self._open(os.path.basename(name))
             self._compact()
@@ -310,20 +350,69 @@ def evict(root: str, max_size: int) -> None:
         total -= size
 
 
+def read_fingerprint(path: str) -> dict | None:
+    """A fingerprint file's object, or None where it is missing, unreadable or not a small flat JSON object."""
+    from peet_fast.io import json_loads
+
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(1 << 16)
+        fp = json_loads(raw, max_depth=1)
+    except (OSError, ValueError):
+        return None
+    return fp if isinstance(fp, dict) else None
+
+
+def check_root(root: str) -> None:
+    """Refuse (InputError) a cache root that is not a directory of ours: a file (or a link to one), or a directory
+    holding entries but no fingerprint directory, no CACHEDIR.TAG of ours, nor the Chinese pinyin table. A root
+    that does not exist, or is empty, is an empty cache; other entries beside the cache's own are left alone."""
+    from peet_fast.io import InputError
+
+    if not os.path.lexists(root):
+        return
+    if not os.path.isdir(root):
+        raise InputError(root, "is not a directory (not a peet-fast cache)")
+    try:
+        names = sorted(os.listdir(root))
+    except OSError as exc:
+        raise InputError(root, f"cannot read: {exc.strerror or exc}") from None
+    ours = [n for n in names if (_FINGERPRINT_DIR.fullmatch(n) and os.path.isdir(os.path.join(root, n))
+                                 and not os.path.islink(os.path.join(root, n))) or _OTHER_FILES.fullmatch(n)
+            or (n == CACHEDIR_TAG and _is_tag(os.path.join(root, n)))]
+    if names and not ours:
+        more = f" and {len(names) - 1} more" if len(names) > 1 else ""
+        raise InputError(root, f"is not a peet-fast cache directory (it holds {names[0]!r}{more} and no cache "
+                               "entries); give the cache's own directory")
+
+
+def _is_tag(path: str) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(len(_TAG)) == _TAG
+    except OSError:
+        return False
+
+
 def info(root: str) -> list[dict]:
-    """Per fingerprint directory: its id, fingerprint, segments, entries and bytes."""
+    """Per fingerprint directory: its id, fingerprint, segments, entries and bytes. A damaged fingerprint file is
+    one warning and shown as {} (the next run that uses the directory writes it again). Refuses a root that is not
+    a cache directory (check_root)."""
     out = []
+    check_root(root)
     if not os.path.isdir(root):
         return out
     for sub in sorted(os.scandir(root), key=lambda e: e.name):
         fp_path = os.path.join(sub.path, FINGERPRINT_FILE)
         if not sub.is_dir(follow_symlinks=False) or not os.path.exists(fp_path):
             continue
-        with open(fp_path, encoding="utf-8") as fh:
-            fingerprint = json.load(fh)
+        fingerprint = read_fingerprint(fp_path)
+        if fingerprint is None:
+            warn(f"{fp_path}: damaged; the next run that uses this directory writes it again")
+            fingerprint = {}
         entries = segments = size = 0
         for e in os.scandir(sub.path):
-            if e.name.endswith(".seg"):
+            if e.name.endswith(".seg") and e.is_file(follow_symlinks=False):
                 try:
                     seg = Segment.open(e.path)
                 except (FileNotFoundError, Damaged):
@@ -337,8 +426,10 @@ def info(root: str) -> list[dict]:
 
 
 def clear(root: str) -> int:
-    """Remove every fingerprint directory of the cache (only the files the cache writes); returns bytes freed."""
+    """Remove every fingerprint directory of the cache (only the files the cache writes); returns bytes freed.
+    Refuses a root that is not a cache directory (check_root)."""
     freed = 0
+    check_root(root)
     if not os.path.isdir(root):
         return freed
     for sub in os.scandir(root):

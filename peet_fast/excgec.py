@@ -30,7 +30,9 @@ import os
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
-from peet_fast.io import InputError, read_bytes
+from peet_fast.io import InputError, JSONTooDeep, json_loads, read_bounded, without_bom
+
+MAX_JSON_LINE = 256 << 20        # an EXCGEC file may be one line of JSON: a longer line is refused as it is read
 from peet_fast.languages import span_rules
 from peet_fast.metrics.overlap import pair_scores_many
 
@@ -69,15 +71,17 @@ def read_excgec(path: str | os.PathLike) -> list[XSample]:
     """Read and validate an EXCGEC file in either layout (UTF-8, a byte order mark at its start dropped). Raises
     InputError naming the file and sample index, or the file when it holds no samples."""
     path = os.fspath(path)
-    data = read_bytes(path)
+    data = without_bom(read_bounded(path, max_line=MAX_JSON_LINE))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"invalid UTF-8 at byte {exc.start}") from None
     try:
-        obj = json.loads(text)
+        obj = json_loads(text)
     except json.JSONDecodeError as exc:
         raise InputError(path, f"malformed JSON: {exc.msg} (column {exc.colno})", line=exc.lineno) from None
+    except JSONTooDeep as exc:
+        raise InputError(path, f"malformed EXCGEC file: {exc}") from None
     samples = parse_excgec(obj, path)
     if not samples:
         raise InputError(path, "no samples")

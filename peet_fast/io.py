@@ -24,11 +24,34 @@ def cache_root() -> str:
     return platformdirs.user_cache_dir("peet-fast", appauthor=False)
 
 
+SHOWN_LIMIT = 200
+
+
+def shown(text, limit: int = SHOWN_LIMIT) -> str:
+    """A user-supplied string (a file name, a model's or a system's name) as it is safe to print on one line: control
+    characters, line and paragraph separators, escape codes and bidirectional overrides written as Python escapes
+    (as repr writes them, without quotes), and a string longer than `limit` cut in its middle, saying how much was
+    left out. Plain text is unchanged."""
+    text = str(text)
+    if not text.isprintable():
+        text = "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    if len(text) > limit:
+        keep = max(limit - 40, 20)
+        head, tail = text[:keep // 2], text[-(keep - keep // 2):]
+        text = f"{head}...[{len(text) - len(head) - len(tail):,} characters left out]...{tail}"
+    return text
+
+
+def shown_line(message: str, limit: int = 10 * SHOWN_LIMIT) -> str:
+    """A whole message line as it is safe to print: shown() with a longer limit (the printer of errors, warnings)."""
+    return shown(message, limit)
+
+
 class InputError(ValueError):
-    """A user-facing input problem; str() names the file (and line)."""
+    """A user-facing input problem; str() names the file (and line), the name escaped and cut (shown)."""
 
     def __init__(self, path: str, message: str, line: int | None = None):
-        self.path = str(path)
+        self.path = shown(path)
         self.line = line
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
@@ -92,37 +115,117 @@ def without_bom(data: bytes) -> bytes:
     return data[len(UTF8_BOM):] if data.startswith(UTF8_BOM) else data
 
 
-def read_bytes(path: str | os.PathLike) -> bytes:
-    """A whole input file's bytes, without a leading UTF-8 byte order mark, or InputError saying why not."""
+# the longest line any reader holds in memory (16 MiB, 16 x the parser's MAX_LINE_BYTES): a file with a longer one
+# (a binary file, /dev/zero, a stream with no line ends) is refused once that much is read, never read to its end
+MAX_LINE_READ = 16 << 20
+_READ_BLOCK = 1 << 20
+
+
+def read_bounded(path: str | os.PathLike, refuse_nul: bool = False, max_line: int | None = None) -> bytes:
+    """A whole input file's bytes (a byte order mark kept), read in blocks: refused (InputError naming the file and
+    line) as soon as a line grows past max_line bytes (default MAX_LINE_READ), or (refuse_nul) a NUL byte is
+    read."""
     path = os.fspath(path)
+    max_line = max_line or MAX_LINE_READ
+    blocks: list[bytes] = []
+    line_bytes = 0            # bytes read since the last line end
     with open_input(path) as fh:
-        try:
-            data = fh.read()
-        except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    return without_bom(data)
+        while True:
+            try:
+                block = fh.read(_READ_BLOCK)
+            except OSError as exc:
+                raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+            if not block:
+                break
+            blocks.append(block)
+            if refuse_nul:
+                nul = block.find(b"\x00")
+                if nul >= 0:
+                    data = b"".join(blocks)
+                    at = len(data) - len(block) + nul
+                    raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, at))
+            end = max(block.rfind(b"\n"), block.rfind(b"\r"))
+            line_bytes = line_bytes + len(block) if end < 0 else len(block) - end - 1
+            if line_bytes > max_line:
+                data = b"".join(blocks)
+                raise InputError(path, f"a line longer than {max_line:,} bytes (not a text file of sentences?); "
+                                       f"refused after reading {len(data):,} bytes", _line_of(data, len(data) - 1))
+    return b"".join(blocks)
+
+
+def read_bytes(path: str | os.PathLike) -> bytes:
+    """A whole input file's bytes, without a leading UTF-8 byte order mark, or InputError saying why not (a line over
+    MAX_LINE_READ bytes included: read_bounded)."""
+    return without_bom(read_bounded(path))
 
 
 def read_text(path: str | os.PathLike, encoding: str = "utf-8", what: str = "") -> str:
     """A whole text file decoded with encoding, line ends as in text mode (CRLF and CR read as LF), or InputError
     naming the file (and the offending byte). A UTF-8 byte order mark at its start is dropped."""
     path = os.fspath(path)
-    with open_input(path) as fh:
-        data = fh.read()
+    data = read_bounded(path)
     try:
         return data.decode(encoding).removeprefix("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"{what or 'invalid ' + encoding.upper()} ({exc.reason} at byte {exc.start})") from None
 
 
+def read_head(path: str | os.PathLike, max_lines: int, max_bytes: int = _READ_BLOCK) -> list[str]:
+    """At most max_lines whole lines from the start of a text file, reading at most max_bytes (a sample: undecodable
+    bytes replaced, a byte order mark dropped, a last line cut by the bound left out); [] where it cannot be read."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(max_bytes + 1)
+    except OSError:
+        return []
+    cut = len(data) > max_bytes
+    lines = without_bom(data[:max_bytes]).decode("utf-8", "replace").splitlines()
+    if cut and lines:
+        lines.pop()
+    return lines[:max_lines]
+
+
+MAX_JSON_DEPTH = 64
+
+
+class JSONTooDeep(ValueError):
+    """JSON nested deeper than a reader accepts (instead of a RecursionError)."""
+
+
+def json_depth(obj) -> int:
+    """The nesting depth of parsed JSON (a scalar: 0), computed without recursion."""
+    deepest = 0
+    stack = [(obj, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, dict):
+            item = list(item.values())
+        elif not isinstance(item, list):
+            continue
+        deepest = max(deepest, depth)
+        stack.extend((x, depth + 1) for x in item if isinstance(x, (dict, list)))
+    return deepest
+
+
+def json_loads(text: str | bytes, max_depth: int = MAX_JSON_DEPTH):
+    """json.loads, refusing (JSONTooDeep, a ValueError) objects and arrays nested deeper than max_depth, where
+    json.loads would raise RecursionError or a later recursive use of the data would."""
+    import json
+
+    try:
+        obj = json.loads(text)
+    except RecursionError:
+        raise JSONTooDeep(f"nested too deeply (more than {max_depth} levels)") from None
+    if isinstance(obj, (dict, list)) and json_depth(obj) > max_depth:
+        raise JSONTooDeep(f"nested too deeply (more than {max_depth} levels)")
+    return obj
+
+
 def read_lines(path: str | os.PathLike) -> list[str]:
     """All lines of a UTF-8 text file, without line ends (a byte order mark at its start is part of no line).
     Refuses unreadable files, invalid UTF-8 and NUL bytes."""
     path = os.fspath(path)
-    data = read_bytes(path)
-    nul = data.find(b"\x00")
-    if nul >= 0:
-        raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, nul))
+    data = without_bom(read_bounded(path, refuse_nul=True))
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -163,19 +266,88 @@ def no_lines(paths: Sequence[str | os.PathLike]) -> InputError:
     return InputError(os.fspath(paths[0]), f"no sentences (the file{'s are' if len(paths) > 1 else ' is'} empty)")
 
 
-def check_output(path: str | os.PathLike | None) -> None:
-    """Refuse, before any work is done, an output path whose directory does not exist or that is a directory."""
+def check_output(path: str | os.PathLike | None, inputs: Sequence = ()) -> None:
+    """Refuse, before any work is done, an output path whose directory does not exist (or is a file) or that is a
+    directory, and an output that is one of `inputs` (check_not_input)."""
     if path is None:
         return
     path = os.fspath(path)
     if os.path.isdir(path):
         raise InputError(path, "is a directory; give a file name")
+    check_not_input(path, inputs)
     target, in_place = output_target(path)
     if in_place:
         return
-    directory = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(directory):
-        raise InputError(path, "output directory does not exist")
+    check_parent(path, os.path.dirname(os.path.abspath(target)))
+
+
+def check_parent(path: str, directory: str | None = None) -> None:
+    """Refuse an output whose directory (default: path's own) does not exist or is not a directory (`afile/sub`)."""
+    directory = directory or os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(directory):
+        return
+    here = directory
+    while here and not os.path.lexists(here):         # the nearest part of the path that exists
+        parent = os.path.dirname(here)
+        here = "" if parent == here else parent
+    if here and not os.path.isdir(here):
+        raise InputError(path, f"cannot be created: {here} is a file, not a directory")
+    raise InputError(path, "output directory does not exist")
+
+
+def _real(path: str) -> str:
+    return os.path.realpath(os.path.abspath(path))
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path != directory and path.startswith(directory.rstrip(os.sep) + os.sep)
+
+
+def input_conflict(out: str | os.PathLike, inputs: Sequence) -> str | None:
+    """Why writing `out` would destroy one of `inputs` (paths; None entries skipped), or None: out is the same file
+    as an input (same device and inode, or the same real path; through symlinks), out is (or will be) a directory
+    that holds an input, or an input is a directory that out lies inside. A character device read and written
+    (/dev/null, a terminal) is no conflict."""
+    import stat
+
+    out = os.fspath(out)
+    out_real = _real(out)
+    try:
+        out_st = os.stat(out)
+    except (OSError, ValueError):
+        out_st = None
+    for inp in inputs:
+        if inp is None:
+            continue
+        inp = os.fspath(inp)
+        in_real = _real(inp)
+        try:
+            in_st = os.stat(inp)
+        except (OSError, ValueError):
+            in_st = None
+        if out_st is not None and in_st is not None:
+            same = (out_st.st_dev, out_st.st_ino) == (in_st.st_dev, in_st.st_ino)
+            if same and stat.S_ISCHR(out_st.st_mode):
+                continue
+        else:
+            same = out_real == in_real
+        if same:
+            return f"is the same file as the input {inp}; give another output (an input is never overwritten)"
+        if _inside(in_real, out_real) and out_st is not None and stat.S_ISDIR(out_st.st_mode):
+            return f"holds the input {inp}; give an output directory that holds no input"
+        if _inside(out_real, in_real) and in_st is not None and stat.S_ISDIR(in_st.st_mode):
+            return f"lies inside the input directory {inp}; give an output outside it"
+    return None
+
+
+def check_not_input(out: str | os.PathLike | None, inputs: Sequence) -> None:
+    """Refuse (InputError naming both, before anything is read) an output that would destroy an input
+    (input_conflict)."""
+    if out is None:
+        return
+    why = input_conflict(out, inputs)
+    if why is not None:
+        raise InputError(os.fspath(out), why)
 
 
 # Links through these point at a process's open file (a terminal, a pipe, a shell's `>>` log): never replaced
@@ -234,21 +406,34 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
             fh = open(path, mode.replace("w", "a"), **kwargs)
         except OSError as exc:
             raise InputError(path, f"cannot write: {exc.strerror or exc}") from None
-        with fh:
+        with naming(path), fh:
             yield fh
         return
     directory = os.path.dirname(os.path.abspath(target))
-    if not os.path.isdir(directory):
-        raise InputError(path, "output directory does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
+    check_parent(path, directory)
+    with naming(path):
+        fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
     try:
-        os.chmod(tmp, 0o666 & ~current_umask())
-        with os.fdopen(fd, mode, **kwargs) as fh:
-            yield fh
-        os.replace(tmp, target)
+        with naming(path):
+            os.chmod(tmp, 0o666 & ~current_umask())
+            with os.fdopen(fd, mode, **kwargs) as fh:
+                yield fh
+            os.replace(tmp, target)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
+        raise
+
+
+@contextlib.contextmanager
+def naming(path: str) -> Iterator[None]:
+    """Within the block, an OSError that names no file, or names a temporary file of ours, (a full disk on write(),
+    a failed rename) names `path` instead: the user's output, never an internal name."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None or os.path.basename(str(exc.filename)).startswith(".peet-fast-"):
+            raise OSError(exc.errno, exc.strerror or str(exc), path) from exc
         raise
 
 

@@ -25,11 +25,12 @@ from typing import Any, Mapping
 import numpy as np
 
 from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES, feature_names
-from peet_fast.io import without_bom
+from peet_fast.io import JSONTooDeep, json_loads, without_bom
 
 FORMAT = "peet-fast-model"
 FORMAT_VERSION = 1
 PUBLISHED = "peet_published.json"
+MAX_MODEL_BYTES = 16 << 20         # a model file is a few KB; a larger file is refused before it is parsed
 _REQUIRED = ("format", "format_version", "name", "feature_set", "features", "coefficients", "intercept", "unit")
 _OPTIONAL = ("standardization", "estimator", "provenance", "source_mode", "training")
 # The training record written by `peet-fast train` (every key optional; types checked, unknown keys refused):
@@ -244,17 +245,21 @@ def load_model(path: str | os.PathLike | None = None) -> Model:
     path = os.fspath(path)
     try:
         with open(path, "rb") as fh:
-            raw = fh.read()
+            raw = fh.read(MAX_MODEL_BYTES + 1)
     except OSError as exc:
         raise ModelError(f"{path}: cannot read model: {exc.strerror or exc}") from None
+    if len(raw) > MAX_MODEL_BYTES:
+        raise ModelError(f"{path}: not a JSON model file (larger than {MAX_MODEL_BYTES >> 20} MiB)")
     try:
         text = without_bom(raw).decode("utf-8")
     except UnicodeDecodeError:
         raise ModelError(f"{path}: not a JSON model file (not UTF-8 text)") from None
     try:
-        d = json.loads(text)
+        d = json_loads(text)
     except json.JSONDecodeError as exc:
         raise ModelError(f"{path}:{exc.lineno}:{exc.colno}: not valid JSON: {exc.msg}") from None
+    except JSONTooDeep as exc:
+        raise ModelError(f"{path}: not a JSON model file ({exc})") from None
     return from_json(d, path)
 
 

@@ -10,7 +10,9 @@ import traceback
 from peet_fast import __version__
 from peet_fast.cli._common import CommandParser, add_debug_option, error_line, interrupt_line, terminate_as_interrupt
 from peet_fast.cli._progress import add_quiet_option
+from peet_fast.io import shown_line
 
+process_is_ours = False                   # see main()
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
             "report", "excgec", "agreement", "cache", "gleu", "m2scorer")
 
@@ -55,6 +57,9 @@ def repeated_flag(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if argv is None:                      # a command line: this process ends with the command (jobs.raywatch)
+        global process_is_ours
+        process_is_ours = True
     repeated = repeated_flag(parser.commands[args.command], sys.argv[1:] if argv is None else argv)
     if repeated:
         print(f"peet-fast {args.command}: error: {repeated}", file=sys.stderr)
@@ -70,9 +75,26 @@ def main(argv: list[str] | None = None) -> int:
         if args.debug:
             traceback.print_exception(exc)
         else:
-            print(f"peet-fast {args.command}: error: {message}", file=sys.stderr)
+            print(f"peet-fast {args.command}: error: {shown_line(message)}", file=sys.stderr)
         return status
     except KeyboardInterrupt as exc:
         status, message = interrupt_line(exc)
-        print(f"peet-fast {args.command}: {message}", file=sys.stderr)
+        print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
+        if argv is None:
+            exit_now_if_ray_started(status)
         return status
+
+
+def exit_now_if_ray_started(status: int) -> None:
+    """After an interruption of a command that started a local Ray instance (the process is ours: a command line,
+    not a caller of main(argv)): exit at once. Python's exit would run Ray's own teardown, which waits for several
+    seconds on processes a signal to the whole group already ended; the instance's watchdog (jobs.raywatch) stops
+    whatever of it is left as this process ends."""
+    import os
+
+    watch = sys.modules.get("peet_fast.jobs.raywatch")
+    if watch is None or not watch.watched():
+        return
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(status)

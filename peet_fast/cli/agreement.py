@@ -14,6 +14,7 @@ from peet_fast.cli._common import (
     add_zh_resources,
     load_annotator,
     warn_if_untokenised,
+    resource_inputs,
 )
 from peet_fast.cli.compare import add_scoring_options, check_beta
 from peet_fast.io import InputError, check_output, write_json
@@ -75,7 +76,7 @@ def run(args) -> int:
         raise InputError("--seed", "needs --sample")
     if args.seed is not None and args.seed < 0:
         raise InputError("--seed", "must be a non-negative integer")
-    check_output(args.summary)
+    check_output(args.summary, [args.src, *args.ref, *resource_inputs(args)])
     seed = None if args.sample is None else (args.seed or 0)
     A.set_names(args.ref)
     from peet_fast.compare_inputs import blank_note, scored_lines

@@ -32,7 +32,7 @@ def _size(n: int) -> str:
 def run(args) -> int:
     from peet_fast.cache import clear, default_dir, info
 
-    root = args.cache_dir or default_dir()
+    root = args.cache_dir or default_dir()     # not a cache directory (a file, someone else's): refused, exit 2
     if args.action == "clear":
         freed = clear(root)
         print(f"peet-fast cache: cleared {root} ({_size(freed)} freed)", file=sys.stderr)

@@ -13,6 +13,7 @@ from peet_fast.cli._common import (
     add_zh_alignment_options,
     add_zh_resources,
     load_annotator,
+    resource_inputs,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import parse_unit, progress_for
@@ -130,7 +131,7 @@ def run(args) -> int:
     if args.allow_source_mismatch and text:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
     check_metric_options(args)
-    check_output(args.summary)
+    check_output(args.summary, [args.src, args.hyp, *args.ref, *resource_inputs(args)])
     if args.metric not in ("errant", "cleme"):
         return run_registry(args)
     src, hyp_t, refs_t, blocks = read_inputs(args)

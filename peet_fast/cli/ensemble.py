@@ -13,10 +13,11 @@ from peet_fast.cli._common import (
     add_zh_resources,
     load_annotator,
     plural,
+    resource_inputs,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import parse_unit, progress_for
-from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
+from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel, shown
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -56,7 +57,7 @@ def run(args) -> int:
     for flag, v in (("--min-votes", th.min_votes), ("--min-votes-relaxed", th.min_votes_relaxed)):
         if not 1 <= v <= len(args.hyp):
             raise InputError(flag, f"must be between 1 and the number of systems ({len(args.hyp)}), not {v}")
-    check_output(args.out)
+    check_output(args.out, [args.src, *args.hyp, *resource_inputs(args)])
     from peet_fast.languages import language
 
     progress = progress_for(args, unit=parse_unit(args.lang))
@@ -69,6 +70,6 @@ def run(args) -> int:
         fh.writelines(s + "\n" for s in result.sentences)
     print(f"peet-fast ensemble: {len(args.hyp)} systems, {result.candidates} distinct edits, {result.kept} applied "
           f"({result.dropped_overlaps} with enough votes dropped for overlapping); thresholds {th.min_votes} / "
-          f"{th.min_votes_relaxed} (word order, spelling); wrote {plural(len(result.sentences), 'line')} to {args.out}",
+          f"{th.min_votes_relaxed} (word order, spelling); wrote {plural(len(result.sentences), 'line')} to {shown(args.out)}",
           file=sys.stderr)
     return 0

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from peet_fast.cli._common import add_io_option, add_zh_resources, load_annotator
+from peet_fast.cli._common import add_io_option, add_zh_resources, load_annotator, resource_inputs
 from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.io import InputError, check_output, write_json
 
@@ -33,7 +33,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     from peet_fast.excgec import check_aligned, evaluate, format_report, read_excgec
 
-    check_output(args.summary)
+    check_output(args.summary, [args.hyp, args.ref, *resource_inputs(args)])
     if args.merge_distance < 0:
         raise InputError("--merge-distance", "must be at least 0")
     hyp = read_excgec(args.hyp)

@@ -11,7 +11,7 @@ from peet_fast.cli._common import (
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import InputError, check_output, write_json
+from peet_fast.io import InputError, check_output, shown, write_json
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -37,7 +37,7 @@ def run(args) -> int:
     from peet_fast.explain import format_terms, standardized_terms, std_from_data, stored_std
     from peet_fast.model import load_model
 
-    check_output(args.json)
+    check_output(args.json, [None if args.model == "published" else args.model, args.data])
     model = load_model(None if args.model == "published" else args.model)
     if args.data:
         from peet_fast.formats.pairs import head_column
@@ -56,7 +56,7 @@ def run(args) -> int:
         origin = f"the training data ({(model.training or {}).get('data', '?')}, stored in the model)"
     terms = standardized_terms(model, std)
     kind = model.estimator.get("type", "?")
-    print(f"model: {model.name} ({kind}, {model.feature_set} features, {model.source_mode}); intercept "
+    print(f"model: {shown(model.name)} ({kind}, {model.feature_set} features, {model.source_mode}); intercept "
           f"{model.intercept:.4f}")
     print(f"standard deviations from {origin}")
     print(format_terms(terms))

@@ -18,7 +18,7 @@ from peet_fast.cli._common import (
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
-from peet_fast.io import InputError
+from peet_fast.io import InputError, check_not_input, shown
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -52,6 +52,7 @@ def run(args) -> int:
     runner = job_runner(args)
     if bool(args.pairs) == bool(args.hyp or args.ref) or (not args.pairs and not (args.hyp and args.ref)):
         raise InputError("featurize", "give either --hyp FILE --ref FILE (or --mo FILE --trg FILE), or --pairs FILE")
+    check_not_input(args.out, [args.pairs, args.hyp, args.ref])
     source = (table_source(args.pairs, args.mo_column, args.trg_column, args.id_column) if args.pairs
               else text_source([args.hyp, args.ref]))
     if args.pairs:
@@ -65,9 +66,9 @@ def run(args) -> int:
                          shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
                          progress=progress, tokenise=args.tok, cache=cache_options(args))
     if done.shards is None:
-        print(f"peet-fast featurize: wrote {plural(done.rows, 'row')} ({args.features} features) to {args.out}",
+        print(f"peet-fast featurize: wrote {plural(done.rows, 'row')} ({args.features} features) to {shown(args.out)}",
               file=sys.stderr)
     else:
         print(f"peet-fast featurize: {plural(done.rows, 'row')} ({args.features} features) in "
-              f"{plural(done.shards, 'shard')} in {args.out}", file=sys.stderr)
+              f"{plural(done.shards, 'shard')} in {shown(args.out)}", file=sys.stderr)
     return 0

@@ -15,9 +15,10 @@ from peet_fast.cli._common import (
     load_annotator,
     plural,
     warn_if_untokenised,
+    resource_inputs,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel
+from peet_fast.io import InputError, atomic_write, check_output, lines_located, read_parallel, shown
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
@@ -58,8 +59,8 @@ def run(args) -> int:
         for flag, given in (("-orig", args.src), ("-cor", args.hyp)):
             if not given:
                 raise InputError(flag, "is required (or -para FILE with --lang zh)")
+    check_output(args.out, [args.src, *(args.hyp or []), args.para, *resource_inputs(args)])
     annotator = load_annotator(args, args.lang)
-    check_output(args.out)
     if args.para:
         sources, targets = read_para(args.para)
         columns = []
@@ -71,7 +72,7 @@ def run(args) -> int:
     with progress_for(args, total=len(sources)) as progress, lines_located(columns), atomic_write(args.out) as out:
         n = annotator.write_m2(out, sources, targets, progress=progress, name=args.para or args.src)
     files = f", {plural(len(args.hyp), 'corrected file')}" if args.hyp else ""
-    print(f"peet-fast m2: wrote {plural(n, 'sentence block')} ({annotator.scheme}{files}) to {args.out}",
+    print(f"peet-fast m2: wrote {plural(n, 'sentence block')} ({annotator.scheme}{files}) to {shown(args.out)}",
           file=sys.stderr)
     blank = [k for k, s in enumerate(sources) if not s.strip()] if annotator.skips_blank_sources else []
     if blank:

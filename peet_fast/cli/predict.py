@@ -22,7 +22,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     from peet_fast.model import load_model, predict_file
 
-    check_output(args.out)
+    check_output(args.out, [args.features, args.model])
     model = load_model(args.model)
     n, total = predict_file(model, args.features, args.out)
     mean = total / n if n else float("nan")

@@ -13,11 +13,12 @@ from peet_fast.cli._common import (
     load_annotator,
     model_summary,
     print_model_line,
+    resource_inputs,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.cli.score import PER_WORD_HELP
-from peet_fast.io import InputError, check_output, lines_located, read_parallel, write_json
+from peet_fast.io import InputError, check_output, lines_located, read_parallel, shown, write_json
 
 
 def add_rank_inputs(p) -> None:
@@ -48,6 +49,12 @@ def add_rank_inputs(p) -> None:
                                                                     "intervals and p-values")
     add_tokenize_option(p)
     add_pipeline_options(p)
+
+
+def rank_inputs(args) -> list:
+    """Every file a rank/report command line reads (outputs must not be one of them)."""
+    _, paths = hyp_systems(args)
+    return [*paths, *args.ref, args.human, *resource_inputs(args)]
 
 
 def ranking_from_args(args):
@@ -140,14 +147,15 @@ def print_ranking(ranking, model, references: int) -> None:
             print_model_line(model, references)
         return
     systems = ranking.systems
-    width = max(len("system"), *(len(s.name) for s in systems))
+    names = [shown(s.name) for s in systems]
+    width = max(len("system"), *(len(n) for n in names))
     human = ranking.correlation is not None
     print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'95% CI':>17}  {'p(next)':>7}  {'WER':>7}  "
           f"{'s/word':>7}  {'mean s/word':>11}" + (f"  {'human':>9}" if human else ""))
-    for k, s in enumerate(systems, 1):
+    for k, (s, name) in enumerate(zip(systems, names), 1):
         p = "-" if s.p_next is None else f"{s.p_next:.3f}"
         h = "-" if s.human is None else f"{s.human:.4g}"
-        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
+        print(f"{k:>4}  {name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
               f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
               + (f"  {h:>9}" if human else ""))
     print_model_line(model, references)
@@ -157,7 +165,7 @@ def print_ranking(ranking, model, references: int) -> None:
         for m, label in (("peet", "PEET"), ("wer", "WER")):
             print(f"{label} vs human ({c['systems']} systems): Spearman {fmt(c[m]['spearman'])}, "
                   f"Pearson {fmt(c[m]['pearson'])}")
-        missing = [s.name for s in systems if s.human is None]
+        missing = [shown(s.name) for s in systems if s.human is None]
         if missing:
             print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
 
@@ -237,7 +245,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    check_output(args.summary)
+    check_output(args.summary, rank_inputs(args))
     ranking, model = ranking_from_args(args)
     if args.summary:
         summary = {"model": None if model is None else model_summary(model, args),

@@ -5,7 +5,8 @@ import argparse
 import sys
 
 from peet_fast.cli._common import add_io_option, plural
-from peet_fast.cli.rank import add_rank_inputs, print_ranking, ranking_from_args
+from peet_fast.cli.rank import add_rank_inputs, print_ranking, rank_inputs, ranking_from_args
+from peet_fast.io import check_not_input
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -27,6 +28,7 @@ def run(args) -> int:
 
     from peet_fast.report import check_report_dir, write_report
 
+    check_not_input(args.out, rank_inputs(args))
     check_report_dir(args.out)
     ranking, model = ranking_from_args(args)
     images = write_report(args.out, ranking, model, args.title, args.human)

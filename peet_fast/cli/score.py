@@ -17,10 +17,11 @@ from peet_fast.cli._common import (
     max_line_tokens,
     model_summary,
     print_model_line,
+    resource_inputs,
     warn_if_untokenised,
 )
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import check_output, write_json
+from peet_fast.io import check_not_input, check_output, shown, write_json
 
 PER_WORD_HELP = ("Columns: PEET (s) = the system's mean predicted seconds per sentence; s/word = its total predicted "
                  "seconds / its total MO words (whitespace-separated; spaCy tokens with -tok); mean s/word = the mean "
@@ -62,7 +63,9 @@ def run(args) -> int:
     from peet_fast.scoring import json_number, rank
 
     names, paths = hyp_systems(args)
-    check_output(args.summary)
+    inputs = [*paths, *args.ref, *resource_inputs(args)]
+    check_output(args.summary, inputs)
+    check_not_input(args.out, inputs)
     runner = job_runner(args)
     model = load_model(args.model)
     warn_if_untokenised(args, [*paths, *args.ref])
@@ -79,10 +82,11 @@ def run(args) -> int:
                                 "words": s.words, "seconds_per_word": json_number(s.seconds_per_word),
                                 "mean_seconds_per_word": json_number(s.mean_seconds_per_word)} for s in ranked]}
         write_json(args.summary, summary)
-    width = max(len("system"), *(len(s.name) for s in ranked))
+    names = [shown(s.name) for s in ranked]       # a file or NAME= given name: escaped, never a forged line
+    width = max(len("system"), *(len(n) for n in names))
     print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'sentences':>9}  {'s/word':>7}  {'mean s/word':>11}")
-    for k, s in enumerate(ranked, 1):
-        print(f"{k:>4}  {s.name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
+    for k, (s, name) in enumerate(zip(ranked, names), 1):
+        print(f"{k:>4}  {name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
               f"{s.mean_seconds_per_word:>11.4f}")
     print_model_line(model, len(args.ref))
     return 0

@@ -6,7 +6,7 @@ import sys
 
 from peet_fast.cli._common import add_io_option, plural
 from peet_fast.cli._progress import progress_for
-from peet_fast.io import InputError, check_output
+from peet_fast.io import InputError, check_output, shown
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -34,7 +34,7 @@ def run(args) -> int:
     if args.pairs < 0:
         raise InputError("--pairs", "must be at least 0")
     pair_format(args.out)
-    check_output(args.out)
+    check_output(args.out, [args.sentences])
     try:
         rates = parse_rates(args.rates)
     except ValueError as exc:
@@ -47,5 +47,5 @@ def run(args) -> int:
         raise InputError(args.sentences, str(exc)) from None
     write_pairs(args.out, pairs)
     same = sum(m == t for m, t in pairs)
-    print(f"peet-fast synth: wrote {plural(len(pairs), 'pair')} ({same} identical) to {args.out}", file=sys.stderr)
+    print(f"peet-fast synth: wrote {plural(len(pairs), 'pair')} ({same} identical) to {shown(args.out)}", file=sys.stderr)
     return 0

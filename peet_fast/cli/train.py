@@ -81,7 +81,7 @@ def run(args) -> int:
 
     from peet_fast import train as T
 
-    check_output(args.out)
+    check_output(args.out, [args.data])
     estimator = _train_options(args)
     if args.repeats < 1:
         raise InputError("--repeats", "must be at least 1")

@@ -81,14 +81,42 @@ def encode(sent: Sent) -> bytes:
                      lengths.tobytes(), "".join(strings).encode("utf-8", "surrogatepass")))
 
 
+MAX_POS_ID = 1 << 16     # spaCy's part-of-speech symbols are small integers (ADJ = 84 ... X = 101)
+
+
+def _strings(record: bytes, count: int, at: int) -> list[str]:
+    """`count` strings from their int32 lengths at offset `at` and the UTF-8 text after them (the rest of the
+    record), each length checked: ValueError where they do not add up to the text exactly."""
+    if len(record) < at + 4 * count:
+        raise ValueError("record shorter than its string lengths")
+    lengths = np.frombuffer(record, "<i4", count, at)
+    if count and int(lengths.min()) < 0:
+        raise ValueError("negative string length")
+    text = record[at + 4 * count:].decode("utf-8", "surrogatepass")
+    ends = np.cumsum(lengths, dtype=np.int64).tolist()
+    if (ends[-1] if ends else 0) != len(text):
+        raise ValueError("string lengths do not add up to the text")
+    return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+
+
 def decode(record: bytes) -> Sent:
+    """The Sent of a record (encode), every field checked before use (a record whose checksum holds may still be
+    crafted): ValueError where the sizes, whitespace flags, string lengths, heads (inside the sentence) or
+    part-of-speech ids do not hold."""
     (n,) = struct.unpack_from("<I", record)
     at = 4 + 56 * n
+    if len(record) < at + 5 * n:
+        raise ValueError("record shorter than its token count")
     arrays = np.frombuffer(record, "<u8", 7 * n, 4).reshape(n, 7)
     ws = record[at:at + n]
-    ends = np.cumsum(np.frombuffer(record, "<i4", 4 * n, at + n)).tolist()
-    text = record[at + 17 * n:].decode("utf-8", "surrogatepass")
-    strings = [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+    if ws.strip(b"\x00\x01"):
+        raise ValueError("whitespace flags other than 0 and 1")
+    heads = np.arange(n, dtype=np.int64) + arrays[:, 6].view(np.int64)
+    if n and (int(heads.min()) < 0 or int(heads.max()) >= n):
+        raise ValueError("a head outside the sentence")
+    if n and int(arrays[:, 3].max()) >= MAX_POS_ID:
+        raise ValueError("a part-of-speech id out of range")
+    strings = _strings(record, 4 * n, at + n)
     return Sent(arrays, strings[:n], ws, strings[n:2 * n], strings[2 * n:3 * n], strings[3 * n:])
 
 
@@ -101,10 +129,9 @@ def encode_tokens(tokens: list[str]) -> bytes:
 
 
 def decode_tokens(record: bytes) -> list[str]:
+    """The token list of a record (encode_tokens), checked as decode checks: ValueError where it does not hold."""
     (n,) = struct.unpack_from("<I", record)
-    ends = np.cumsum(np.frombuffer(record, "<i4", n, 4)).tolist()
-    text = record[4 + 4 * n:].decode("utf-8", "surrogatepass")
-    return [text[a:b] for a, b in zip([0, *ends[:-1]], ends)]
+    return _strings(record, n, 4)
 
 
 def digest(key: str) -> bytes:
@@ -128,12 +155,12 @@ class ParseCache:
     def get(self, keys: list[str]) -> dict[str, Sent]:
         """The cached Sents of a batch of keys (those found)."""
         digests = [digest(k) for k in keys]
-        found = self.store.get(digests)
+        found = self.store.get(digests, decode)
         out = {}
         for k, d in zip(keys, digests):
-            record = found.get(d)
-            if record is not None:
-                out[k] = decode(record)
+            sent = found.get(d)
+            if sent is not None:
+                out[k] = sent
         self.hits += len(out)
         return out
 
@@ -155,8 +182,8 @@ class TokenCache:
 
     def get(self, texts: list[str]) -> dict[str, list[str]]:
         digests = [digest(t) for t in texts]
-        found = self.store.get(digests)
-        return {t: decode_tokens(found[d]) for t, d in zip(texts, digests) if d in found}
+        found = self.store.get(digests, decode_tokens)
+        return {t: found[d] for t, d in zip(texts, digests) if d in found}
 
     def put(self, tokens: dict[str, list[str]]) -> None:
         self.store.put({digest(t): encode_tokens(toks) for t, toks in tokens.items()})

@@ -52,16 +52,15 @@ def table_format(path: str | os.PathLike) -> str:
 def head_column(path: str | os.PathLike, column: str, n: int = 1000) -> list[str]:
     """Up to n values of a column from the start of a pair or table file (a sample; unreadable or odd content gives
     what could be read, the full reader reports errors)."""
-    import itertools
+    from peet_fast.io import json_loads, read_head
 
     path = os.fspath(path)
     fmt = _format(path)
     try:
         if fmt in ("tsv", "jsonl"):
-            with open(path, encoding="utf-8-sig", errors="replace") as fh:
-                lines = [line.rstrip("\r\n") for line in itertools.islice(fh, n + 1)]
+            lines = read_head(path, n + 1)          # at most 1 MiB: never a whole /dev/zero
             if fmt == "jsonl":
-                rows = (json.loads(line) for line in lines if line.strip())
+                rows = (json_loads(line) for line in lines if line.strip())
                 return [r[column] for r in rows if isinstance(r, dict) and isinstance(r.get(column), str)]
             header = lines[0].split("\t") if lines else []
             k = header.index(column) if column in header else None

@@ -16,7 +16,7 @@ import socket
 import sys
 import time
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, json_loads
 
 MANIFEST = "_manifest.json"   # "_" prefix: pyarrow.parquet.read_table(DIR) skips it
 LOCK = "_lock"
@@ -64,7 +64,7 @@ def part_entry(path: str) -> dict | None:
 
     try:
         meta = pq.read_metadata(path).metadata or {}
-        entry = json.loads(meta[SHARD_KEY.encode()])
+        entry = json_loads(meta[SHARD_KEY.encode()])
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return entry if isinstance(entry, dict) else None
@@ -112,7 +112,7 @@ class JobLock:
         except FileNotFoundError:
             return                     # released meanwhile: try again
         try:
-            other = json.loads(text)
+            other = json_loads(text)
             host, pid = other["host"], int(other["pid"])
         except (ValueError, KeyError, TypeError):
             other, host, pid = {}, None, None
@@ -144,7 +144,7 @@ class JobLock:
         self.held = False
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             with open(self.path, encoding="utf-8") as fh:
-                if json.load(fh)["pid"] != self.owner["pid"]:
+                if json_loads(fh.read())["pid"] != self.owner["pid"]:
                     return
             os.unlink(self.path)
 
@@ -177,17 +177,46 @@ def _alive(pid: int, proc_start: int | None) -> bool:
     return proc_start is None or now is None or now == proc_start
 
 
+MAX_MANIFEST_BYTES = 64 << 20        # a manifest lists one short entry per shard: a few MB for a huge job
+
+
 def shard_paths(out_dir: str) -> list[str]:
-    """The shard files of a completed job directory, in row order."""
+    """The shard files of a completed job directory, in row order. Every entry is checked: a file named in the
+    manifest must be a part file's plain name whose real path lies inside out_dir (never `../outside.parquet`, an
+    absolute path, or a link leading out); anything else is refused naming the manifest."""
     path = os.path.join(out_dir, MANIFEST)
     try:
-        with open(path, encoding="utf-8") as fh:
-            m = json.load(fh)
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_MANIFEST_BYTES + 1)
+        if len(raw) > MAX_MANIFEST_BYTES:
+            raise ValueError(f"larger than {MAX_MANIFEST_BYTES >> 20} MiB")
+        m = json_loads(raw)
     except (OSError, ValueError) as exc:
-        raise InputError(path, f"cannot read the job manifest: {exc}") from None
+        raise InputError(path, f"cannot read the job manifest: {exc.strerror if isinstance(exc, OSError) else exc}"
+                         ) from None
+    if not isinstance(m, dict) or not isinstance(m.get("shards"), list) or \
+            not all(isinstance(e, dict) for e in m["shards"]):
+        raise InputError(path, "not a peet-fast job manifest (no list of shards)")
     if not m.get("complete"):
         raise InputError(out_dir, "the job is not complete (rerun it to finish the missing shards)")
-    return [os.path.join(out_dir, e["file"]) for e in sorted(m["shards"], key=lambda e: e["index"])]
+    entries = m["shards"]
+    for e in entries:
+        index = e.get("index")
+        if not isinstance(index, int) or isinstance(index, bool):
+            raise InputError(path, f"a shard entry has no integer index: {str(e)[:200]}")
+    return [contained_file(out_dir, e.get("file"), path) for e in sorted(entries, key=lambda e: e["index"])]
+
+
+def contained_file(directory: str, name, source: str, pattern: re.Pattern = PART) -> str:
+    """The path of `name`, a file name read from `source` (a file we wrote in `directory`), checked: a plain file
+    name matching pattern, not a link, whose real path lies inside directory; InputError naming source otherwise."""
+    if not isinstance(name, str) or not pattern.fullmatch(name) or os.sep in name or name in (".", ".."):
+        raise InputError(source, f"names a file outside its directory or not its own: {str(name)[:200]!r}; refused")
+    path = os.path.join(directory, name)
+    real_dir = os.path.realpath(directory)
+    if os.path.islink(path) or os.path.dirname(os.path.realpath(path)) != real_dir:
+        raise InputError(source, f"{name} leads outside {directory} (a link); refused")
+    return path
 
 
 def iter_dataset_batches(path: str, columns=None, batch_rows: int = 1 << 20):

@@ -47,6 +47,7 @@ import tempfile
 import threading
 import time
 import traceback
+import warnings
 from typing import Callable, Iterator, Sequence
 
 import peet_fast
@@ -163,11 +164,30 @@ def _runtime_env(working_dir: str, local: bool) -> dict | None:
     return env
 
 
+def unreachable(address: str, timeout: float = 5.0) -> str | None:
+    """Why a cluster address (HOST:PORT or ray://HOST:PORT) cannot be reached, from one TCP connection attempt, or
+    None (reachable, or 'auto' / 'local', which Ray resolves itself). Ray's own attempt retries for minutes and
+    only prints log lines of its C++ core meanwhile."""
+    import socket
+
+    if address in ("auto", "local"):
+        return None
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except (OSError, ValueError) as exc:
+        return (exc.strerror if isinstance(exc, OSError) else None) or str(exc) or type(exc).__name__
+    return None
+
+
 def init_ray(workers: int, address: str | None) -> None:
     import ray
 
     if ray.is_initialized():
         return
+    why = unreachable(address) if address else None
+    if why is not None:
+        raise WorkerError(f"cannot reach the Ray cluster at {address}: {why}")
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
     quiet_auth_notice()
     kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
@@ -179,10 +199,19 @@ def init_ray(workers: int, address: str | None) -> None:
         sigterm = signal.getsignal(signal.SIGTERM)
         if address:
             try:
-                ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+                with warnings.catch_warnings():     # Ray's UserWarning on a timeout: our one line says it
+                    warnings.simplefilter("ignore")
+                    ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
             except ConnectionError as exc:
                 raise no_cluster(address, exc) from None
+            except Exception as exc:      # noqa: BLE001 -- Ray raises several types: one line naming the address
+                lines = [ln.strip() for ln in _ANSI.sub("", str(exc)).splitlines() if ln.strip()]
+                raise WorkerError(f"cannot join the Ray cluster at {address}: "
+                                  f"{lines[0] if lines else type(exc).__name__}") from exc
         else:
+            from peet_fast.jobs.raywatch import start_watchdog
+
+            start_watchdog()      # stops the instance's processes when this driver ends, however it ends
             # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
             # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
             # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores)
@@ -396,10 +425,30 @@ def _stop_quietly() -> None:
     without Ray's tracebacks or log lines on the terminal."""
     import ray
 
+    from peet_fast.jobs.raywatch import watched
+
     logging.getLogger("ray").setLevel(logging.CRITICAL)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()), fd2_silenced():
-        with contextlib.suppress(Exception):
-            ray.shutdown()
+        if not watched():
+            with contextlib.suppress(Exception):
+                ray.shutdown()
+            return
+        # a local instance under a watchdog: wait at most SHUTDOWN_WAIT for Ray's shutdown, which waits for seconds
+        # on processes that a signal to the whole process group already ended; the watchdog stops what is left when
+        # this process exits (SIGTERM is answered in about a second)
+        stopper = threading.Thread(target=_shutdown_suppressed, daemon=True)
+        stopper.start()
+        stopper.join(SHUTDOWN_WAIT)
+
+
+SHUTDOWN_WAIT = 0.5
+
+
+def _shutdown_suppressed() -> None:
+    import ray
+
+    with contextlib.suppress(Exception):
+        ray.shutdown()
 
 
 def _as_driver_error(exc: BaseException, out_dir: str) -> BaseException:

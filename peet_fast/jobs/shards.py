@@ -17,13 +17,14 @@ from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import featurize_table
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.formats.pairs import pair_format
-from peet_fast.io import InputError, atomic_write, lines_located
+from peet_fast.io import InputError, atomic_write, json_loads, lines_located
 from peet_fast.jobs.layout import (
     FORMAT,
     MANIFEST,
     PART,
     SHARD_KEY,
     JobLock,
+    contained_file,
     file_sha256,
     is_job_file,
     notice,
@@ -321,6 +322,8 @@ class Manifest:
             raise InputError(self.out_dir, f"is not empty and not a peet-fast job (it holds {foreign[0]!r}{more}); "
                                            f"give an empty or new directory")
         parts = {int(m.group(1)): m.group(0) for m in map(PART.fullmatch, names) if m}
+        for name in parts.values():          # a part file that is a link leading out of the directory: refused
+            contained_file(self.out_dir, name, self.out_dir)
         old = self._read_old()
         recorded: dict[int, dict] = {}
         if isinstance(old, dict) and old.get("signature") == self.signature:
@@ -354,7 +357,7 @@ class Manifest:
         """The previous manifest; "" where there is none, None where it is damaged (truncated, not JSON)."""
         try:
             with open(self.path, encoding="utf-8") as fh:
-                old = json.load(fh)
+                old = json_loads(fh.read())
         except FileNotFoundError:
             return ""
         except OSError as exc:

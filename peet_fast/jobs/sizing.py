@@ -24,13 +24,12 @@ overrides the threshold (0: always Ray)."""
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
 import os
 import sys
 from typing import Sequence
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, json_loads
 from peet_fast.jobs.layout import MANIFEST
 from peet_fast.jobs.sources import Shard, plan
 
@@ -109,7 +108,7 @@ def recorded_shard_rows(spec, out_dir: str) -> int | None:
     damaged one, another job's)."""
     try:
         with open(os.path.join(out_dir, MANIFEST), encoding="utf-8") as fh:
-            old = json.load(fh)
+            old = json_loads(fh.read(64 << 20))
     except (OSError, ValueError):
         return None
     rows = old.get("shard_rows") if isinstance(old, dict) else None

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from peet_fast.formats.pairs import pair_format
-from peet_fast.io import UTF8_BOM, InputError, no_lines, open_input, without_bom
+from peet_fast.io import MAX_LINE_READ, UTF8_BOM, InputError, json_loads, no_lines, open_input, without_bom
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _BLOCK = 1 << 24
@@ -86,6 +86,9 @@ def _line_starts(path: str, every: int, skip: int = 0) -> tuple[list[int], int, 
                 line += 1
                 last_end = pos + m.end()
             pos += len(block)
+            if pos - last_end > MAX_LINE_READ:      # a binary file, /dev/zero: refused without reading it all
+                raise InputError(path, f"a line longer than {MAX_LINE_READ:,} bytes (not a text file of "
+                                       f"sentences?); refused after reading {pos:,} bytes", line + 1)
     size = pos
     if last_end < size:                       # a last line without a line end
         if line >= skip and (line - skip) % every == 0:
@@ -273,9 +276,11 @@ def read_shard(source: Source, shard: Shard) -> dict:
     for k, line in enumerate(lines):
         where = shard.start + k + 1
         try:
-            row = json.loads(line)
+            row = json_loads(line)
         except json.JSONDecodeError as exc:
             raise InputError(path, f"malformed JSON row (shard {shard.index}): {exc.msg}", where) from None
+        except ValueError as exc:      # nested too deeply
+            raise InputError(path, f"malformed JSON row (shard {shard.index}): {exc}", where) from None
         if not isinstance(row, dict):
             raise InputError(path, f"row is not a JSON object (shard {shard.index})", where)
         for c in (c_mo, c_trg):

@@ -18,7 +18,7 @@ from peet_fast.en.features import feature_table_schema, featurize_table
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
 from peet_fast.formats.sentences import SentenceWriter
-from peet_fast.io import InputError, check_output, lines_located, read_parallel
+from peet_fast.io import InputError, check_not_input, check_output, check_parent, lines_located, read_parallel
 from peet_fast.jobs.layout import iter_dataset_batches, shard_paths
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import (
@@ -66,6 +66,7 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
     shard_rows rows (None: chosen by jobs.sizing). A sentence over max_line_tokens (en.parse) is refused naming its
     file and line."""
     check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
+    check_not_input(out, source.paths)
     runner = runner or LocalRunner()
     spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
                    shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens, cache=dict(cache or {}))
@@ -84,8 +85,56 @@ def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_mod
         annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
                                       max_line_tokens=max_line_tokens, **(cache or {}))
         return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
+    check_job_dir(out)
     manifest = run_job(spec, out, runner, progress)
     return Featurized(manifest.total, len(manifest.done))
+
+
+SCRATCH_PREFIX = ".peet-fast-job-"
+SCRATCH_OWNER = "_owner.json"       # host, pid and process start time of the run that made the scratch directory
+
+
+def write_owner(scratch: str) -> None:
+    """Record this process as the owner of a scratch directory (read by remove_stale_scratch)."""
+    import json
+    import socket
+
+    from peet_fast.jobs.layout import _proc_start
+
+    owner = {"host": socket.gethostname(), "pid": os.getpid(), "proc_start": _proc_start(os.getpid())}
+    with open(os.path.join(scratch, SCRATCH_OWNER), "w", encoding="utf-8") as fh:
+        json.dump(owner, fh)
+
+
+def remove_stale_scratch(parent: str) -> list[str]:
+    """Remove the scratch directories in `parent` whose owner, a process of this host, is gone (a run killed with
+    SIGKILL, or a machine that lost power, cannot remove its own); returns them. A directory without a readable
+    owner file (being created right now, or not ours) is left alone."""
+    import socket
+
+    from peet_fast.io import json_loads
+    from peet_fast.jobs.layout import _alive
+
+    removed = []
+    try:
+        entries = [e for e in os.scandir(parent) if e.name.startswith(SCRATCH_PREFIX)]
+    except OSError:
+        return removed
+    host = socket.gethostname()
+    for e in entries:
+        try:
+            if not e.is_dir(follow_symlinks=False):
+                continue
+            with open(os.path.join(e.path, SCRATCH_OWNER), "rb") as fh:
+                owner = json_loads(fh.read(4096))
+            pid, start = int(owner["pid"]), owner.get("proc_start")
+            if owner["host"] != host or pid == os.getpid() or _alive(pid, start):
+                continue
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        shutil.rmtree(e.path, ignore_errors=True)
+        removed.append(e.path)
+    return removed
 
 
 @contextlib.contextmanager
@@ -103,11 +152,21 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
         target, in_place = output_target(out)
         # a device or a process's open file (/dev/null, /dev/stdout): the system's temporary directory, not /dev
         parent = None if in_place else os.path.dirname(os.path.abspath(target))
-    scratch = tempfile.mkdtemp(prefix=".peet-fast-job-", dir=parent)
+    remove_stale_scratch(parent or tempfile.gettempdir())
+    scratch = tempfile.mkdtemp(prefix=SCRATCH_PREFIX, dir=parent)
+    write_owner(scratch)
     try:
         yield os.path.join(scratch, "job")
     except JobInterrupted as exc:
         raise KeyboardInterrupt from exc.__cause__       # no shards kept: "interrupted; no output written"
+    except OSError as exc:    # a full disk while writing shards: name the user's output, not our scratch directory
+        if exc.filename is None or not os.path.abspath(str(exc.filename)).startswith(scratch):
+            raise
+        what = (exc.strerror or str(exc)).split(" (shard ")[0]
+        if out is None:
+            raise OSError(exc.errno, f"{what} (the temporary directory of a --workers run)",
+                          os.path.dirname(scratch)) from exc
+        raise OSError(exc.errno, f"{what} (writing its shards in a temporary directory beside it)", out) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -149,6 +208,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     the texts are raw (spaCy's tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options
     (peet_fast.en.Annotator's cache, cache_dir, cache_max_size)."""
     names = system_names(hyp_files, names)
+    check_not_input(out_dir, [*hyp_files, *ref_files])
     to_file = out_dir is not None and is_sentence_file(out_dir)
     if to_file:
         check_output(out_dir)
@@ -234,8 +294,7 @@ def check_job_dir(out_dir: str) -> None:
     """Refuse, before any work, a job directory that is a file or whose parent does not exist."""
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
-    if not os.path.isdir(os.path.dirname(os.path.abspath(out_dir))):
-        raise InputError(out_dir, "its parent directory does not exist")
+    check_parent(out_dir)
 
 
 def score_summary(out_dir: str, system_names: Sequence[str], hyp_files: Sequence[str],

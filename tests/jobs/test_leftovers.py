@@ -1,0 +1,253 @@
+"""Nothing left behind by a killed run (issue 23, point 5): a scratch directory whose owner is gone is removed by
+the next run that finds it; the local Ray instance's processes are stopped by the watchdog (jobs.raywatch) however
+the driver ends; SIGTERM exits 143 within about two seconds, on the in-process path and under Ray."""
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, SPACY_MODEL
+
+from peet_fast.cli import main
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _dead_pid() -> int:
+    p = subprocess.Popen([sys.executable, "-c", "pass"])
+    p.wait()
+    return p.pid
+
+
+def _scratch(parent: Path, name: str, owner: dict | None) -> Path:
+    d = parent / f".peet-fast-job-{name}"
+    (d / "job").mkdir(parents=True)
+    (d / "job" / "part-00000.parquet").write_bytes(b"x" * 100)
+    if owner is not None:
+        (d / "_owner.json").write_text(json.dumps(owner))
+    return d
+
+
+def test_stale_scratch_directories_are_removed_by_the_next_run(tmp_path, capsys):
+    import socket
+
+    from peet_fast.jobs.layout import _proc_start
+
+    host = socket.gethostname()
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        dead = _scratch(tmp_path, "dead", {"host": host, "pid": _dead_pid(), "proc_start": None})
+        reused = _scratch(tmp_path, "reused", {"host": host, "pid": sleeper.pid, "proc_start": 1})  # pid reused
+        live = _scratch(tmp_path, "live", {"host": host, "pid": sleeper.pid,
+                                           "proc_start": _proc_start(sleeper.pid)})
+        other_host = _scratch(tmp_path, "remote", {"host": host + "-other", "pid": _dead_pid()})
+        no_owner = _scratch(tmp_path, "unowned", None)
+        damaged = _scratch(tmp_path, "damaged", None)
+        (damaged / "_owner.json").write_text("[" * 10_000)
+        (tmp_path / "pairs.tsv").write_text("mo\ttrg\nHe go home .\tHe goes home .\n")
+        out = tmp_path / "f.parquet"
+        rc = main(["featurize", "--pairs", str(tmp_path / "pairs.tsv"), "--out", str(out), "--spacy-model",
+                   SPACY_MODEL, "--quiet"])
+        assert rc == 0 and out.exists()
+        assert capsys.readouterr().err.count("\n") == 1          # its one 'wrote' line: the removal is silent
+        assert not dead.exists() and not reused.exists()
+        assert live.exists() and other_host.exists() and no_owner.exists() and damaged.exists()
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".peet-fast")) == sorted(
+            p.name for p in (live, other_host, no_owner, damaged))
+    finally:
+        sleeper.kill()
+        sleeper.wait()
+
+
+def test_scratch_directory_of_a_killed_run_is_removed(tmp_path):
+    """kill -9 of a run in the middle of a scratch job (a table of pairs to one file): its directory stays; the
+    next run removes it."""
+    rows = [ln.split("\t") for ln in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if ln]
+    (tmp_path / "pairs.tsv").write_text("mo\ttrg\n" + "".join(f"{r[0]}\t{r[1]}\n" for r in rows * 20), "utf-8")
+    def argv(out: str) -> list[str]:
+        return [sys.executable, "-m", "peet_fast.cli", "featurize", "--pairs", str(tmp_path / "pairs.tsv"), "--out",
+                str(tmp_path / out), "--spacy-model", SPACY_MODEL, "--shard-rows", "50", "--no-cache"]
+    p = subprocess.Popen(argv("f.parquet"), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and not list(tmp_path.glob(".peet-fast-job-*/job/part-*.parquet")):
+        time.sleep(0.05)
+    p.kill()
+    p.wait()
+    [left] = tmp_path.glob(".peet-fast-job-*")
+    assert (left / "_owner.json").exists()
+    res = subprocess.run(argv("g.parquet"), cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr
+    assert not left.exists()
+    assert not list(tmp_path.glob(".peet-fast-job-*"))
+
+
+def test_a_sigterm_that_surfaces_as_another_interrupt_is_143():
+    from peet_fast.cli._common import _raise_terminated, interrupt_line, terminate_as_interrupt
+
+    with terminate_as_interrupt():
+        with pytest.raises(KeyboardInterrupt):
+            _raise_terminated(signal.SIGTERM, None)
+        # Ray interrupts the main thread with a plain KeyboardInterrupt when its processes die first
+        assert interrupt_line(KeyboardInterrupt())[0] == 143
+    with terminate_as_interrupt():
+        assert interrupt_line(KeyboardInterrupt())[0] == 130
+
+
+# --- the watchdog, with stand-in processes: a fake "raylet" (a program under a ray/ directory) with an "agent" ----
+
+FAKE_RAYLET = """
+import subprocess, sys, time
+agent = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+                          "time.sleep(300)"])      # an agent that ignores SIGTERM: SIGKILLed half a second later
+print(agent.pid, flush=True)
+time.sleep(300)
+"""
+
+DRIVER = """
+import os, subprocess, sys, time
+from peet_fast.jobs.raywatch import start_watchdog
+w = start_watchdog()
+raylet = subprocess.Popen([sys.executable, sys.argv[1]], stdout=subprocess.PIPE, text=True)
+agent = int(raylet.stdout.readline())
+other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])    # not Ray's: never touched
+print(w.proc.pid, raylet.pid, agent, other.pid, flush=True)
+if sys.argv[2] == "shutdown":
+    time.sleep(1)
+    raylet.kill()
+time.sleep(300)
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            return fh.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def _wait_gone(pids, seconds: float) -> list[int]:
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and any(_alive(p) for p in pids):
+        time.sleep(0.05)
+    return [p for p in pids if _alive(p)]
+
+
+@pytest.fixture
+def fake_ray(tmp_path):
+    (tmp_path / "ray").mkdir()
+    (tmp_path / "ray" / "raylet").write_text(FAKE_RAYLET)
+    (tmp_path / "driver.py").write_text(DRIVER)
+    return tmp_path
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="the watchdog reads /proc")
+@pytest.mark.parametrize("end", ["kill9", "term-group", "shutdown"])
+def test_watchdog_stops_the_instance_however_the_driver_ends(fake_ray, end):
+    driver = subprocess.Popen([sys.executable, str(fake_ray / "driver.py"), str(fake_ray / "ray" / "raylet"), end],
+                              stdout=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    other = None
+    try:
+        watchdog, raylet, agent, other = map(int, driver.stdout.readline().split())
+        time.sleep(0.8)                                  # the watchdog's next look records them
+        if end == "kill9":
+            driver.kill()
+        elif end == "term-group":
+            os.killpg(driver.pid, signal.SIGTERM)        # the driver's group: the watchdog is not in it
+        if end == "shutdown":                            # the "raylet" ended while the driver runs on
+            assert _wait_gone([agent], 4) == []
+            assert _alive(driver.pid) and _alive(other)
+            assert _wait_gone([watchdog], 3) == []       # its instance gone: the watchdog ends too
+        else:
+            driver.wait(10)
+            assert _wait_gone([raylet, agent, watchdog], 4) == []
+            if end == "kill9":
+                assert _alive(other)                     # not Ray's: left alone
+    finally:
+        for pid in (other,):
+            if pid:
+                with __import__("contextlib").suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+        with __import__("contextlib").suppress(OSError):
+            os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+
+
+# --- under Ray: SIGTERM to the driver's whole process group ------------------------------------------------------
+
+RAY_CHILD_PROGRAMS = (b"/ray/", b"ray::")
+
+
+def _descendants(root: int) -> set[int]:
+    kids: dict[int, list[int]] = {}
+    for q in os.listdir("/proc"):
+        if q.isdigit():
+            try:
+                with open(f"/proc/{q}/stat", "rb") as fh:
+                    ppid = int(fh.read().rsplit(b")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            kids.setdefault(ppid, []).append(int(q))
+    out, todo = set(), [root]
+    while todo:
+        for c in kids.get(todo.pop(), []):
+            if c not in out:
+                out.add(c)
+                todo.append(c)
+    return out
+
+
+@pytest.mark.parametrize("how", ["group", "driver"])
+def test_sigterm_under_ray_is_143_within_two_seconds_and_leaves_nothing(tmp_path, how):
+    rows = [ln.split("\t") for ln in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if ln]
+    rows = (rows * 40)[:1600]
+    (tmp_path / "mo.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
+    (tmp_path / "trg.txt").write_text("".join(r[1] + "\n" for r in rows), "utf-8")
+    out = tmp_path / "job"
+    err = open(tmp_path / "err.txt", "w+")
+    driver = subprocess.Popen(
+        [sys.executable, "-m", "peet_fast.cli", "featurize", "--mo", str(tmp_path / "mo.txt"), "--trg",
+         str(tmp_path / "trg.txt"), "--out", str(out), "--workers", "2", "--shard-rows", "50", "--spacy-model",
+         SPACY_MODEL, "--no-cache"], cwd=REPO, stdout=subprocess.DEVNULL, stderr=err, start_new_session=True,
+        env={**os.environ, "PEET_FAST_RAY_MIN_SENTENCES": "0", "PYTHONPATH": str(REPO)})
+    seen: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and not list(out.glob("part-*.parquet")) and driver.poll() is None:
+            seen |= _descendants(driver.pid)
+            time.sleep(0.1)
+        assert driver.poll() is None, "the job ended before it could be signalled"
+        seen |= _descendants(driver.pid)
+        t0 = time.monotonic()
+        if how == "group":
+            os.killpg(driver.pid, signal.SIGTERM)
+        else:
+            driver.send_signal(signal.SIGTERM)
+        rc = driver.wait(30)
+        took = time.monotonic() - t0
+        err.seek(0)
+        text = err.read()
+        assert rc == 143, text
+        assert took < 3.0, took
+        assert text.strip().splitlines()[-1].startswith("peet-fast featurize: interrupted:"), text
+        ray_procs = []
+        for q in seen:
+            try:
+                with open(f"/proc/{q}/cmdline", "rb") as fh:
+                    if any(k in fh.read() for k in RAY_CHILD_PROGRAMS):
+                        ray_procs.append(q)
+            except OSError:
+                pass
+        assert _wait_gone(ray_procs, 5) == []
+    finally:
+        with __import__("contextlib").suppress(OSError):
+            os.killpg(driver.pid, signal.SIGKILL)
+        driver.wait()
+        err.close()
