@@ -411,8 +411,9 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         return
     directory = os.path.dirname(os.path.abspath(target))
     check_parent(path, directory)
+    remove_stale_temp_files(directory)
     with naming(path):
-        fd, tmp = tempfile.mkstemp(prefix=".peet-fast-", suffix=".tmp", dir=directory)
+        fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix()}-", suffix=".tmp", dir=directory)
     try:
         with naming(path):
             os.chmod(tmp, 0o666 & ~current_umask())
@@ -423,6 +424,63 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _host_tag() -> str:
+    import hashlib
+    import socket
+
+    return hashlib.sha1(socket.gethostname().encode("utf-8", "replace")).hexdigest()[:8]
+
+
+def _temp_prefix() -> str:
+    """The name start of this process's temporary output files: .peet-fast-<host tag>-<pid> (the owner, so that a
+    later run can tell a file a killed run left behind from one a live run is writing)."""
+    return f".peet-fast-{_host_tag()}-{os.getpid()}"
+
+
+_TEMP_NAME = None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:          # not ours to signal: it exists
+        return True
+    return True
+
+
+def remove_stale_temp_files(directory: str) -> list[str]:
+    """Remove the temporary output files in `directory` that a run of this host killed before it could (kill -9, a
+    lost machine) left behind: .peet-fast-<host tag>-<pid>-*.tmp whose process is gone. Files of other hosts (a
+    shared file system), of live processes, and every other name are left alone. Returns the paths removed."""
+    import re
+
+    global _TEMP_NAME
+    if _TEMP_NAME is None:
+        _TEMP_NAME = re.compile(r"\.peet-fast-([0-9a-f]{8})-(\d+)-[^/]*\.tmp\Z")
+    removed = []
+    host = _host_tag()
+    try:
+        entries = [e for e in os.scandir(directory) if e.name.startswith(".peet-fast-")]
+    except OSError:
+        return removed
+    for e in entries:
+        m = _TEMP_NAME.match(e.name)
+        if not m or m.group(1) != host:
+            continue
+        pid = int(m.group(2))
+        if pid == os.getpid() or _pid_alive(pid):
+            continue
+        try:
+            if e.is_file(follow_symlinks=False):
+                os.unlink(e.path)
+                removed.append(e.path)
+        except OSError:
+            pass
+    return removed
 
 
 @contextlib.contextmanager

@@ -163,3 +163,41 @@ def test_failed_write_leaves_a_regular_target_untouched(tmp_path):
             raise RuntimeError("boom")
     assert target.read_text() == "before\n" and link.is_symlink()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["l.txt", "t.txt"]
+
+
+def test_a_killed_runs_temporary_file_is_removed_by_the_next_write(tmp_path):
+    """kill -9 during an atomic write leaves .peet-fast-<host>-<pid>-*.tmp beside the output; the next write into
+    that directory removes it when its process is gone, and leaves a live process's and a foreign host's alone."""
+    import subprocess as sp
+
+    from peet_fast.io import _host_tag, remove_stale_temp_files
+
+    dead = sp.Popen([sys.executable, "-c", "pass"])
+    dead.wait()
+    stale = tmp_path / f".peet-fast-{_host_tag()}-{dead.pid}-abc.tmp"
+    stale.write_text("partial")
+    live = tmp_path / f".peet-fast-{_host_tag()}-{os.getppid()}-abc.tmp"
+    live.write_text("being written")
+    foreign = tmp_path / f".peet-fast-00000000-{dead.pid}-abc.tmp"
+    foreign.write_text("another host's")
+    other = tmp_path / ".peet-fast-unrelated.tmp"
+    other.write_text("not ours to judge")
+    with atomic_write(tmp_path / "out.txt") as fh:
+        fh.write("done\n")
+    assert not stale.exists()
+    assert live.exists() and foreign.exists() and other.exists()
+    assert (tmp_path / "out.txt").read_text() == "done\n"
+    assert remove_stale_temp_files(str(tmp_path)) == []
+
+
+def test_kill_9_mid_write_then_rerun_leaves_no_temporary_file(tmp_path):
+    out = tmp_path / "o.txt"
+    code = ("import os, signal, sys\nfrom peet_fast.io import atomic_write\n"
+            f"with atomic_write({str(out)!r}) as fh:\n    fh.write('x' * 1000)\n    fh.flush()\n"
+            "    os.kill(os.getpid(), signal.SIGKILL)\n")
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True)
+    assert res.returncode == -9
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".tmp")]      # the killed run's leftover
+    with atomic_write(out) as fh:
+        fh.write("ok\n")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["o.txt"]
