@@ -163,14 +163,14 @@ cdef class Lattice:
         # --- transitive arcs, in the official append order ---------------------------------------------------------
         cdef vector[int32_t] events
         cdef vector[int64_t] order
-        cdef vector[int32_t] inc
+        cdef vector[int32_t]* inc
         cdef int32_t rin, rb, hops, rx
         cdef int64_t vi, vk, vj
         cdef unordered_map[uint64_t, int32_t].iterator it
         cdef vector[int32_t] outb
         for k in range(nv):
             vk = self.vcell[k]
-            inc = incoming[k]
+            inc = &incoming[k]
             if inc.size() == 0:
                 continue
             # basic edges out of vk, by end cell
@@ -194,10 +194,10 @@ cdef class Lattice:
             # arcs into vk by start cell (key: start cell * 2^31 + position, stable)
             order.clear()
             for r in range(<int32_t>inc.size()):
-                order.push_back(<int64_t>self.ru[inc[r]] * 2147483648 + r)
+                order.push_back(<int64_t>self.ru[deref(inc)[r]] * 2147483648 + r)
             sort(order.begin(), order.end())
             for p in range(<int64_t>order.size()):
-                rin = inc[<int32_t>(order[p] % 2147483648)]
+                rin = deref(inc)[<int32_t>(order[p] % 2147483648)]
                 vi = self.ru[rin]
                 for step in range(<int>outb.size()):
                     rb = outb[step]
