@@ -223,7 +223,7 @@ def _run_official(tmp_path, hyp: list[str], gold: str, opts: list[str]) -> bytes
 
 
 @pytest.mark.skipif(_official() is None, reason="official m2scorer not found (set PEET_FAST_M2SCORER)")
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(int(os.environ.get("PEET_FAST_M2_SEEDS", "4"))))
 def test_differential_random(capsysbinary, tmp_path, seed):
     """Random sentences over a tiny vocabulary (many tied alignments, repeated tokens) with random gold edits and
     two annotators: the -v report equals the official's, under random options."""
