@@ -319,3 +319,15 @@ def test_very_verbose_prints_the_v_report_and_long_options_abbreviate(capsysbina
     status, out, _ = run_cli(capsysbinary, "-v", "--max_unchanged", "1", str(HERE / "cases.txt"),
                              str(HERE / "cases.m2"))
     assert status == 0 and out == expected("cases.mu1")
+
+
+def test_metric_from_strict_reader_blocks():
+    """An EvalSet holding blocks of peet_fast.formats.m2 (no gold_path) gives the same statistics."""
+    from peet_fast.formats.m2 import read_m2
+    from peet_fast.metrics.base import EvalSet, get_metric
+
+    hyp = (HERE / "gen.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    metric = get_metric("m2")
+    by_path = metric.sentence_stats(hyp, EvalSet(None, [], gold_path=str(HERE / "gen.m2")))
+    by_blocks = metric.sentence_stats(hyp, EvalSet(None, [], gold=read_m2(str(HERE / "gen.m2"))))
+    assert by_blocks.tolist() == by_path.tolist()
