@@ -331,3 +331,11 @@ def test_metric_from_strict_reader_blocks():
     by_path = metric.sentence_stats(hyp, EvalSet(None, [], gold_path=str(HERE / "gen.m2")))
     by_blocks = metric.sentence_stats(hyp, EvalSet(None, [], gold=read_m2(str(HERE / "gen.m2"))))
     assert by_blocks.tolist() == by_path.tolist()
+
+
+def test_gzipped_inputs_as_the_officials_smart_open(capsysbinary, tmp_path):
+    """Files whose names end in .gz are read decompressed (the official's smart_open)."""
+    (tmp_path / "g.m2.gz").write_bytes(gzip.compress((HERE / "multi.m2").read_bytes()))
+    (tmp_path / "h.txt.gz").write_bytes(gzip.compress((HERE / "multi.txt").read_bytes()))
+    status, out, _ = run_cli(capsysbinary, "-v", str(tmp_path / "h.txt.gz"), str(tmp_path / "g.m2.gz"))
+    assert status == 0 and out == expected("multi.v")
