@@ -25,8 +25,10 @@ An arc start -> end covers source tokens [start.i, end.i) and hypothesis tokens 
 are those tokens joined by spaces (the official's merged strings are always exactly that), so an arc is stored as its
 two vertices, its number of steps and its number of unchanged tokens (a noop arc: all its steps unchanged).
 
-Arcs are limited to max_arcs (the official would run for days on such a lattice); beyond it LatticeTooLarge is
-raised and the caller uses its bounded search (peet_fast.metrics.m2)."""
+A lattice on which the official would run for hours (more than max_vertices vertices, or transitive arcs x vertices
+over max_work: its closure and Bellman-Ford loops cost about that many dict operations) is not closed: best() then
+runs a bounded search with the same objective (_best_bounded: a dynamic programme over (vertex, unchanged tokens in
+the open edit, whether it changes anything), gold edits as explicit arcs), linear in vertices x max_unchanged_words."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.math cimport INFINITY
 from cython.operator cimport dereference as deref
@@ -35,10 +37,6 @@ from libcpp.unordered_map cimport unordered_map
 from libcpp.vector cimport vector
 
 import numpy as np
-
-
-class LatticeTooLarge(Exception):
-    """More transitive arcs than the limit given to Lattice."""
 
 
 cdef double EPSILON = 0.001
@@ -163,14 +161,14 @@ cdef class Lattice:
         # --- transitive arcs, in the official append order ---------------------------------------------------------
         cdef vector[int32_t] events
         cdef vector[int64_t] order
-        cdef vector[int32_t] inc
+        cdef vector[int32_t]* inc
         cdef int32_t rin, rb, hops, rx
         cdef int64_t vi, vk, vj
         cdef unordered_map[uint64_t, int32_t].iterator it
         cdef vector[int32_t] outb
         for k in range(nv):
             vk = self.vcell[k]
-            inc = incoming[k]
+            inc = &incoming[k]
             if inc.size() == 0:
                 continue
             # basic edges out of vk, by end cell
@@ -194,10 +192,10 @@ cdef class Lattice:
             # arcs into vk by start cell (key: start cell * 2^31 + position, stable)
             order.clear()
             for r in range(<int32_t>inc.size()):
-                order.push_back(<int64_t>self.ru[inc[r]] * 2147483648 + r)
+                order.push_back(<int64_t>self.ru[deref(inc)[r]] * 2147483648 + r)
             sort(order.begin(), order.end())
             for p in range(<int64_t>order.size()):
-                rin = inc[<int32_t>(order[p] % 2147483648)]
+                rin = deref(inc)[<int32_t>(order[p] % 2147483648)]
                 vi = self.ru[rin]
                 for step in range(<int>outb.size()):
                     rb = outb[step]

@@ -223,7 +223,7 @@ def _run_official(tmp_path, hyp: list[str], gold: str, opts: list[str]) -> bytes
 
 
 @pytest.mark.skipif(_official() is None, reason="official m2scorer not found (set PEET_FAST_M2SCORER)")
-@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("seed", range(int(os.environ.get("PEET_FAST_M2_SEEDS", "4"))))
 def test_differential_random(capsysbinary, tmp_path, seed):
     """Random sentences over a tiny vocabulary (many tied alignments, repeated tokens) with random gold edits and
     two annotators: the -v report equals the official's, under random options."""
@@ -270,3 +270,72 @@ def test_differential_fixtures(capsysbinary):
         res = subprocess.run([python2, script, *opts, str(HERE / f"{inputs}.txt"), str(HERE / f"{inputs}.m2")],
                              capture_output=True, check=True, timeout=600)
         assert res.stdout == expected(name)
+
+
+# ------------------------------------------------------------------------------------------------------------------
+# properties (hand-derived from the official's definition, no oracle needed)
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_WORDS = st.lists(st.sampled_from("a b c d the of , . x y".split()), min_size=0, max_size=14)
+
+
+@settings(max_examples=60, deadline=None)
+@given(src=_WORDS, n_gold=st.integers(0, 3), mu=st.integers(0, 3))
+def test_unchanged_hypothesis_proposes_nothing(src, n_gold, mu):
+    """An unchanged sentence has one alignment (all tokens kept): no edit is proposed, every gold edit is missed."""
+    from peet_fast.metrics.m2 import m2score
+
+    lines = [f"S {' '.join(src)}"] + [f"A 0 {min(1, len(src))}|||X|||zz{k}|||REQUIRED|||-NONE-|||0"
+                                      for k in range(n_gold)]
+    res = m2score([" ".join(src)], "\n".join(lines) + "\n\n", max_unchanged_words=mu)
+    assert res.stats.tolist() == [[0, 0, n_gold]]
+
+
+@settings(max_examples=60, deadline=None)
+@given(n=st.integers(1, 30), picks=st.sets(st.integers(0, 29), max_size=6), mu=st.integers(0, 3))
+def test_applied_gold_substitutions_are_all_found(n, picks, mu):
+    """Distinct source tokens, the gold replaces some non-adjacent ones by new tokens, the hypothesis applies
+    exactly those: each gold edit is a lattice edge weighted -len(E), so all are found and nothing else: P = R = 1."""
+    from peet_fast.metrics.m2 import m2score
+
+    src = [f"w{i}" for i in range(n)]
+    chosen = sorted(p for p in picks if p < n)
+    chosen = [p for k, p in enumerate(chosen) if k == 0 or p - chosen[k - 1] > 1]
+    hyp = [f"new{i}" if i in chosen else t for i, t in enumerate(src)]
+    gold = "\n".join([f"S {' '.join(src)}"] + [f"A {p} {p + 1}|||X|||new{p}|||REQUIRED|||-NONE-|||0"
+                                               for p in chosen]) + "\n\n"
+    res = m2score([" ".join(hyp)], gold, max_unchanged_words=mu)
+    assert res.stats.tolist() == [[len(chosen), 0, 0]]
+    assert (res.precision, res.recall) == (1.0, 1.0)
+
+
+def test_very_verbose_prints_the_v_report_and_long_options_abbreviate(capsysbinary):
+    """--very_verbose gives the -v report (documented departure: no lattice dumps); getopt-style unique prefixes
+    of the long options are accepted, as by the official's getopt."""
+    status, out, _ = run_cli(capsysbinary, "--very_verbose", str(HERE / "cases.txt"), str(HERE / "cases.m2"))
+    assert status == 0 and out == expected("cases.v")
+    status, out, _ = run_cli(capsysbinary, "-v", "--max_unchanged", "1", str(HERE / "cases.txt"),
+                             str(HERE / "cases.m2"))
+    assert status == 0 and out == expected("cases.mu1")
+
+
+def test_metric_from_strict_reader_blocks():
+    """An EvalSet holding blocks of peet_fast.formats.m2 (no gold_path) gives the same statistics."""
+    from peet_fast.formats.m2 import read_m2
+    from peet_fast.metrics.base import EvalSet, get_metric
+
+    hyp = (HERE / "gen.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    metric = get_metric("m2")
+    by_path = metric.sentence_stats(hyp, EvalSet(None, [], gold_path=str(HERE / "gen.m2")))
+    by_blocks = metric.sentence_stats(hyp, EvalSet(None, [], gold=read_m2(str(HERE / "gen.m2"))))
+    assert by_blocks.tolist() == by_path.tolist()
+
+
+def test_gzipped_inputs_as_the_officials_smart_open(capsysbinary, tmp_path):
+    """Files whose names end in .gz are read decompressed (the official's smart_open)."""
+    (tmp_path / "g.m2.gz").write_bytes(gzip.compress((HERE / "multi.m2").read_bytes()))
+    (tmp_path / "h.txt.gz").write_bytes(gzip.compress((HERE / "multi.txt").read_bytes()))
+    status, out, _ = run_cli(capsysbinary, "-v", str(tmp_path / "h.txt.gz"), str(tmp_path / "g.m2.gz"))
+    assert status == 0 and out == expected("multi.v")
