@@ -101,7 +101,7 @@ MISSPELT = {
     "synth": ("--sentence", "--sentences"), "train": ("--max-tiem", "--max-time"), "explain": ("--dta", "--data"),
     "rank": ("--bootstrp", "--bootstrap"), "report": ("--tilte", "--title"),
     "excgec": ("--merge-distnce", "--merge-distance"), "agreement": ("--smaple", "--sample"),
-    "cache": ("--cache-dri", "--cache-dir"), "m2scorer": ("--max_unchanged_word", "--max_unchanged_words"),
+    "cache": ("--cache-dri", "--cache-dir"), "m2scorer": ("--max_unchaged_words", "--max_unchanged_words"),
     "gleu": ("--itr", "--iter"),
 }
 

@@ -76,6 +76,9 @@ class CommandParser(argparse.ArgumentParser):
                     and _NUMBER.match(token[2:])):
                 continue
             name = token.split("=", 1)[0]
+            if self.allow_abbrev and name.startswith("--") and len(
+                    [o for o in actions if o.startswith("--") and o.startswith(name)]) == 1:
+                continue      # a drop-in for a getopt script (m2scorer): unique prefixes of long options
             close = difflib.get_close_matches(name, [o for o in actions if o not in ("-h", "--help")], n=1,
                                               cutoff=0.6)
             return f"unrecognized option {name}" + (f"; did you mean {close[0]}?" if close else "")

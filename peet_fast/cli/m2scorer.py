@@ -8,7 +8,8 @@ import sys
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "m2scorer", help="MaxMatch (M2) precision, recall and F0.5, as the official NUS m2scorer 3.2",
+        "m2scorer", allow_abbrev=True,     # as the official's getopt: unique prefixes of its long options
+        help="MaxMatch (M2) precision, recall and F0.5, as the official NUS m2scorer 3.2",
         description="Score a system's output (one tokenised sentence per line) against a gold M2 file exactly as the "
                     "official NUS m2scorer 3.2 (CoNLL-2013/2014) does: the same figures, the same printed lines, the "
                     "same -v report, in C and in polynomial time. Files ending in .gz are read decompressed.")
