@@ -231,6 +231,13 @@ def read_lines(path: str | os.PathLike) -> list[str]:
     except UnicodeDecodeError as exc:
         raise InputError(path, f"invalid UTF-8 (byte 0x{data[exc.start]:02x} at column "
                                f"{exc.start - _line_start(data, exc.start) + 1})", _line_of(data, exc.start)) from None
+    return split_lines(text)
+
+
+def split_lines(text: str) -> list[str]:
+    """The lines of a text as errant (Python's text mode) reads a file: split at ``\\n``, ``\\r\\n`` and ``\\r``
+    only (never at the form feeds, ``\\x1c``-``\\x1e``, ``\\x85`` or ``\\u2028`` that str.splitlines also splits
+    at: spaCy keeps those as tokens); a final line end ends the last line."""
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     lines = text.split("\n")

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 from peet_fast.io import InputError, read_lines
+from peet_fast.io import split_lines as _split_lines
 
 NOOP = "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{}"
 
@@ -66,15 +67,9 @@ def read_m2(path: str) -> list[M2Block]:
 
 
 def split_lines(text: str) -> list[str]:
-    """The lines of an M2 text as errant_compare reads a file: split at ``\n``, ``\r\n`` and ``\r`` only (never
-    at the form feeds, ``\x1c``-``\x1e``, ``\x85`` or ``\u2028`` that str.splitlines also splits at: spaCy keeps
-    those as tokens of an ``S`` line); a final line end ends the last line."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines[-1] == "":
-        lines.pop()
-    return lines
+    """The lines of an M2 text as errant_compare reads a file (io.split_lines: at ``\\n``, ``\\r\\n`` and ``\\r``
+    only, never at the form feeds, ``\\x85`` or ``\\u2028`` that spaCy keeps as tokens of an ``S`` line)."""
+    return _split_lines(text)
 
 
 def parse_m2(lines: Sequence[str], path: str = "<m2>") -> list[M2Block]:
