@@ -352,7 +352,7 @@ def main(argv=None) -> int:
     args = ap.parse_args(argv)
     from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
 
-    CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
+    args.parse_cache = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
 
     if args._worker:
         print(json.dumps(worker(args._worker, args._path, args.repeat, args._out)))
@@ -467,7 +467,7 @@ def run(args, work: Path) -> int:
           "RssAnon/RssFile (mapped input pages are file-backed page cache)")
 
     if args.json:
-        report["parse_cache"] = CACHE
+        report["parse_cache"] = args.parse_cache
         with open(args.json, "w", encoding="utf-8") as fh:
             json.dump(report, fh, indent=2)
             fh.write("\n")

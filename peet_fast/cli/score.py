@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
 from peet_fast.cli._common import (
     add_io_option,

@@ -29,10 +29,8 @@ part of the first token); invalid UTF-8 and NUL bytes are refused; ``-n`` and ``
 from __future__ import annotations
 
 import math
-import os
-import sys
 from dataclasses import dataclass, field
-from typing import NamedTuple, Sequence
+from typing import Sequence
 
 import numpy as np
 

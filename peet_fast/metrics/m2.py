@@ -18,7 +18,6 @@ count) an InputError names the file and line."""
 from __future__ import annotations
 
 import gzip
-import io
 import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence

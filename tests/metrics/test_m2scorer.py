@@ -8,7 +8,6 @@ from __future__ import annotations
 import gzip
 import os
 import random
-import re
 import shutil
 import subprocess
 import sys
