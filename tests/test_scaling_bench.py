@@ -15,7 +15,7 @@ RUN_KEYS = {"workers", "pairs", "shard_rows", "shards", "runner", "ray_start_s",
             "warmup_s", "fixed_overhead_s", "steady_pairs_per_s", "end_to_end_pairs_per_s", "cpu_s", "speedup_steady",
             "speedup_end_to_end", "efficiency_steady", "efficiency_end_to_end"}
 TOP_KEYS = {"source", "cpus", "load_average", "workers", "pairs_per_worker", "strong_pairs", "shards_per_worker",
-            "seed", "weak", "strong", "strong_identical"}
+            "seed", "weak", "strong", "strong_identical", "parse_cache"}
 
 
 def run_bench(*args: str) -> dict:
@@ -32,6 +32,7 @@ def run_bench(*args: str) -> dict:
 def test_one_worker_in_process():
     res = run_bench("--workers", "1", "--pairs-per-worker", "50")
     assert set(res) == TOP_KEYS
+    assert "off in every run" in res["parse_cache"]["note"]     # cold on both sides (issue 22, point 4)
     assert res["workers"] == [1] and res["strong_identical"] is True
     for mode in ("weak", "strong"):
         (run,) = res[mode]
