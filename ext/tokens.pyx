@@ -32,22 +32,27 @@ cdef class Sent:
         self.arrays = arr
         self.a = arr
         self.text = tuple(text)
-        self.ws = tuple(bool(x) for x in ws)
+        self.ws = tuple([True if x else False for x in ws])
         self.lower_ = tuple(lower_)
         self.tag_ = tuple(tag_)
         self.dep_ = tuple(dep_)
-        self.nohyph = tuple(s.replace("'", "").replace("-", "") for s in self.lower_)
-        self.pos = np.empty(n, dtype=np.int32)
-        self.head = np.empty(n, dtype=np.int32)
+        self.nohyph = tuple([s.replace("'", "").replace("-", "") for s in self.lower_])
+        total = 0
+        for t in self.text:
+            total += len(t)
+        # pos, head, char_off and chars share one int32 buffer (one allocation, one buffer acquisition: a warm
+        # run builds every Sent from the cache, and these allocations were most of its cost)
+        cdef int32_t[::1] buf = np.empty(3 * n + 1 + max(total, 1), dtype=np.int32)
+        self.pos = buf[:n]
+        self.head = buf[n:2 * n]
+        self.char_off = buf[2 * n:3 * n + 1]
+        self.chars = buf[3 * n + 1:]
         self.flags = np.zeros(n, dtype=np.uint8)
-        self.char_off = np.empty(n + 1, dtype=np.int32)
         total = 0
         for i in range(n):
-            t = self.text[i]
             self.char_off[i] = total
-            total += len(t)
+            total += len(<str>self.text[i])
         self.char_off[n] = total
-        self.chars = np.empty(max(total, 1), dtype=np.int32)
         for i in range(n):
             t = self.text[i]
             k = self.char_off[i]

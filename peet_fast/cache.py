@@ -24,6 +24,7 @@ segment's modification time (once per process), so eviction under ``max_size`` d
 segments."""
 from __future__ import annotations
 
+import gc
 import json
 import mmap
 import os
@@ -225,10 +226,15 @@ class Store:
             try:
                 got = {digests[i]: seg.record(k) for k, i in zip(pos[hit].tolist(), left[hit].tolist())}
                 if decode is not None:
+                    collecting = gc.isenabled()     # decoding makes many objects and no cycles: the cyclic
+                    gc.disable()                    # collector's passes over them would only cost time
                     try:
                         got = {d: decode(r) for d, r in got.items()}
                     except (ValueError, IndexError, OverflowError, struct.error) as exc:
                         raise Damaged(f"invalid record ({exc})") from None
+                    finally:
+                        if collecting:
+                            gc.enable()
                 found.update(got)
             except Damaged as exc:        # none of its records used: they are parsed and written again
                 self._drop(seg.path, exc)

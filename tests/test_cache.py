@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import struct
 from pathlib import Path
 
 import numpy as np
@@ -13,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import peet_fast.cache as C
-from peet_fast.en.cache import ParseCache, decode, encode, fingerprint
+from peet_fast.en.cache import ParseCache, decode, encode, encode_tokens, fingerprint
 from peet_fast.en.parse import Parser
 
 FP = {"test": 1}
@@ -197,6 +198,76 @@ def test_record_codec_any_strings(tokens, big):
     sent = Sent(arrays, [t for t, _, _ in tokens], [w for _, w, _ in tokens], [t.lower() for t, _, _ in tokens],
                 [x for _, _, x in tokens], ["dep\x00" + x for _, _, x in tokens])
     assert same_sent(sent, decode(encode(sent)))
+
+
+INVALID = (ValueError, IndexError, OverflowError, struct.error)     # what the store turns into "invalid record"
+
+
+def _python(decoder, record):
+    """The Python decoder's value, or None where it refuses the record."""
+    try:
+        return decoder(record)
+    except INVALID:
+        return None
+
+
+@st.composite
+def near_valid_records(draw):
+    """Parse records (encode's layout) whose every field may be right or wrong: token counts, heads, POS ids,
+    whitespace flags, string lengths, UTF-8 text, trailing or missing bytes."""
+    n = draw(st.integers(0, 4))
+    small = st.integers(-2, 2).map(lambda x: x % 2 ** 64)
+    rows = [[draw(st.integers(0, 2 ** 64 - 1)), draw(st.integers(0, 2 ** 64 - 1)), 0,
+             draw(st.sampled_from([92, 92, 92, 97, 2 ** 16 - 1, 2 ** 16, 2 ** 64 - 1])), 0, 0,
+             draw(st.one_of(small, small, small, st.integers(0, 2 ** 64 - 1)))] for _ in range(n)]
+    ws = bytes(draw(st.lists(st.sampled_from([0, 1] * 8 + [2, 255]), min_size=n, max_size=n)))
+    strings = draw(st.lists(st.text(ANY_CHAR, max_size=4), min_size=4 * n, max_size=4 * n))
+    lengths = [len(t) + draw(st.sampled_from([0, 0, 0, 0, 1, -1, -5])) for t in strings]
+    text = "".join(strings).encode("utf-8", "surrogatepass") + draw(st.sampled_from([b"", b"", b"\xff", b"x"]))
+    count = draw(st.sampled_from([n, n, n, n + 1, max(n - 1, 0), 2 ** 32 - 1]))
+    rec = (struct.pack("<I", count) + np.array(rows, dtype="<u8").reshape(n, 7).tobytes() + ws
+           + np.array(lengths, dtype="<i4").tobytes() + text)
+    cut = draw(st.sampled_from([None] * 6 + [0, 3, 4, len(rec) // 2, len(rec) - 1]))
+    return rec if cut is None else rec[:cut]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(near_valid_records(), st.binary(max_size=200)))
+def test_compiled_record_decoder_equals_python(record):
+    """The compiled decoder (the warm path's) accepts exactly the records the Python decoder accepts, and decodes
+    them to the same Sent; it returns None where the Python decoder raises (decode then raises its error)."""
+    from peet_fast._ext import records
+    from peet_fast.en.cache import decode_checked
+
+    want = _python(decode_checked, record)
+    got = records.decode_sent(record)
+    assert (got is None) == (want is None)
+    if want is not None:
+        assert same_sent(got, want) and same_sent(decode(record), want)
+    else:
+        with pytest.raises(INVALID):
+            decode(record)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.lists(st.text(ANY_CHAR, max_size=5), max_size=6).map(lambda ts: encode_tokens(ts)),
+                 st.binary(max_size=80),
+                 st.tuples(st.lists(st.integers(-2, 6), max_size=4), st.binary(max_size=12)).map(
+                     lambda t: struct.pack("<I", len(t[0])) + np.array(t[0], dtype="<i4").tobytes() + t[1])))
+def test_compiled_token_decoder_equals_python(record):
+    from peet_fast._ext import records
+    from peet_fast.en.cache import decode_tokens, decode_tokens_checked
+
+    want = _python(decode_tokens_checked, record)
+    assert records.decode_tokens(record) == want
+    if want is not None:
+        assert decode_tokens(record) == want
+
+
+def test_compiled_decoder_on_cached_parses(reference):
+    from peet_fast._ext import records
+
+    assert all(same_sent(records.decode_sent(encode(s)), s) for s in reference.values())
 
 
 def test_fingerprint_covers_what_changes_a_parse():

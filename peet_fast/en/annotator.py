@@ -49,10 +49,11 @@ def errant_resources():
     lancaster = importlib.util.module_from_spec(stemmer)
     stemmer.loader.exec_module(lancaster)
     res = en / "resources"
-    spell = set()
     with (res / "en_GB-large.txt").open(encoding="utf-8") as fh:
-        for line in fh:
-            spell.add(line.strip())
+        lines = fh.read().split("\n")          # each line stripped, as errant reads it (one bulk split)
+    if lines[-1] == "":
+        lines.pop()                             # after the last newline: no line
+    spell = set(map(str.strip, lines))
     pos_map = {}
     with (res / "en-ptb_map").open(encoding="utf-8") as fh:
         for line in fh:

@@ -23,10 +23,12 @@ import struct
 
 import numpy as np
 
+from peet_fast._ext import records as _records
 from peet_fast._ext.tokens import Sent
 from peet_fast.cache import DEFAULT_MAX_SIZE, Store, default_dir
 
 FORMAT_VERSION = 1
+_COMPILED = _records.little_endian()       # the compiled decoders read records in the machine's byte order
 
 
 def pipeline_files(name: str) -> list[str] | None:
@@ -100,6 +102,13 @@ def _strings(record: bytes, count: int, at: int) -> list[str]:
 
 
 def decode(record: bytes) -> Sent:
+    """The Sent of a record (encode): the compiled decoder (peet_fast._ext.records, the same checks), else, where it
+    finds the record invalid, decode_checked, which says why (ValueError)."""
+    sent = _records.decode_sent(record) if _COMPILED else None
+    return decode_checked(record) if sent is None else sent
+
+
+def decode_checked(record: bytes) -> Sent:
     """The Sent of a record (encode), every field checked before use (a record whose checksum holds may still be
     crafted): ValueError where the sizes, whitespace flags, string lengths, heads (inside the sentence) or
     part-of-speech ids do not hold."""
@@ -129,7 +138,15 @@ def encode_tokens(tokens: list[str]) -> bytes:
 
 
 def decode_tokens(record: bytes) -> list[str]:
-    """The token list of a record (encode_tokens), checked as decode checks: ValueError where it does not hold."""
+    """The token list of a record (encode_tokens), checked as decode checks: ValueError where it does not hold
+    (the compiled decoder, else decode_tokens_checked, which says why)."""
+    tokens = _records.decode_tokens(record) if _COMPILED else None
+    return decode_tokens_checked(record) if tokens is None else tokens
+
+
+def decode_tokens_checked(record: bytes) -> list[str]:
+    """decode_tokens in Python (the reference the compiled decoder is tested against): ValueError where it does
+    not hold."""
     (n,) = struct.unpack_from("<I", record)
     return _strings(record, n, 4)
 
