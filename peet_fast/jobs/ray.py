@@ -51,7 +51,7 @@ import warnings
 from typing import Callable, Iterator, Sequence
 
 import peet_fast
-from peet_fast.jobs.raylog import fd2_silenced, quiet_auth_notice, stderr_without_known_noise
+from peet_fast.jobs.raylog import errors_to_stderr, fd2_silenced, quiet_auth_notice, stderr_without_known_noise
 from peet_fast.jobs.shards import JobSpec, WorkerError, WorkerState, run_shard
 from peet_fast.jobs.sources import Shard
 
@@ -190,6 +190,7 @@ def init_ray(workers: int, address: str | None) -> None:
         raise WorkerError(f"cannot reach the Ray cluster at {address}: {why}")
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
     quiet_auth_notice()
+    errors_to_stderr()      # Ray prints the errors pushed to the driver on stdout, where results may be going
     kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
               "logging_level": logging.WARNING}
     with tempfile.TemporaryDirectory(prefix="peet-fast-ray-") as empty:    # uploaded by ray.init: only needed here

@@ -9,6 +9,9 @@
   a restart does not fail). That line is written by Ray's C++ logger straight
   to file descriptor 2, so stderr_without_known_noise() passes fd 2 through a filter that drops exactly that line and
   forwards everything else unchanged;
+- the driver prints the errors Ray pushes to it (an actor process that died and is restarted: "(raylet) Task
+  _ShardActor.ready failed. There are infinite retries remaining ...") on sys.stdout, where a command's results may
+  be going (`score ... > out.tsv`): errors_to_stderr() sends them to stderr, unchanged;
 - stopping a job on Ctrl-C shuts Ray down with tasks in flight, on which Ray's C++ core worker logs lines such as
   "task_manager.cc: Failed to push error to driver for task ..." straight to file descriptor 2: jobs.ray runs that
   shutdown inside fd2_silenced()."""
@@ -30,6 +33,27 @@ KNOWN_NOISE = re.compile(rb"^\[[^\]\n]*\] core_worker\.cc:\d+: Actor with class 
 def quiet_auth_notice() -> None:
     """No WARNING that a new local instance uses token authentication (Ray's default); its errors still show."""
     logging.getLogger(AUTH_LOGGER).setLevel(logging.ERROR)
+
+
+def errors_to_stderr() -> None:
+    """Ray's driver prints the error messages its cluster pushes to it (listen_error_messages) through
+    ray._private.worker.print_to_stdstream with is_err False, i.e. on sys.stdout; from now on they go to sys.stderr
+    (the same text). Where Ray has no such function (another version), nothing is changed."""
+    try:
+        from ray._private import worker
+    except ImportError:
+        return
+    original = getattr(worker, "print_to_stdstream", None)
+    if original is None or getattr(original, "_peet_fast_to_stderr", False):
+        return
+
+    def to_stderr(data, *args, **kwargs):
+        if isinstance(data, dict) and not data.get("is_err", True):
+            data = dict(data, is_err=True)
+        return original(data, *args, **kwargs)
+
+    to_stderr._peet_fast_to_stderr = True      # type: ignore[attr-defined]
+    worker.print_to_stdstream = to_stderr
 
 
 def _write_all(fd: int, data: bytes) -> None:

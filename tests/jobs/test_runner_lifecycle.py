@@ -185,3 +185,73 @@ def test_a_resumed_job_keeps_only_the_actors_it_needs(tmp_path, ray2):
     run_job(spec_of(tmp_path), str(tmp_path / "job"), runner)
     assert runner.actors_at_dispatch == 1 and runner._actors == []
     assert pq.read_table(str(tmp_path / "job")).equals(pq.read_table(str(tmp_path / "here")))
+
+
+class _DiesOnceActor(_ShardActor):
+    """The first actor process to start exits before its constructor returns (a worker killed while it loads its
+    pipeline); Ray restarts it and retries the calls made on it."""
+
+    def __init__(self, spec, out_dir, cwd):
+        try:
+            os.close(os.open(os.path.join(out_dir, "..", "died-once"), os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            super().__init__(spec, out_dir, cwd)
+        else:
+            os._exit(1)
+
+
+class _DiesOnceRunner(RayRunner):
+    actor_class = _DiesOnceActor
+
+
+def test_an_actor_that_dies_is_restarted_and_ray_s_report_of_it_goes_to_stderr(tmp_path, ray2, capsys):
+    """An actor process that dies is replaced and the job's output is that of one process. The error Ray pushes to
+    the driver about it ("(raylet) ... failed ... will be retried") goes to stderr: stdout may be a command's
+    results (`score ... > scores.tsv`), and Ray itself prints these messages on stdout."""
+    from ray import cloudpickle
+
+    write_pairs(tmp_path)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        run_job(spec_of(tmp_path), str(tmp_path / "job"), _DiesOnceRunner(2))
+        time.sleep(2)       # Ray's listener thread prints what it was sent asynchronously
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert (tmp_path / "died-once").exists()
+    run_job(spec_of(tmp_path), str(tmp_path / "here"), LocalRunner())
+    assert pq.read_table(str(tmp_path / "job")).equals(pq.read_table(str(tmp_path / "here")))
+    out, err = capsys.readouterr()
+    assert out == "", out
+
+
+class _ExitsOnce:
+    def __init__(self, marker):
+        self.marker = marker
+
+    def call(self):
+        try:
+            os.close(os.open(self.marker, os.O_CREAT | os.O_EXCL))
+        except FileExistsError:
+            return "done"
+        os._exit(1)
+
+
+def test_ray_s_error_reports_go_to_stderr_after_a_job_too(tmp_path, ray2, capsys):
+    """Ray's driver prints what its instance reports (a worker died, a task is retried) whenever it hears of it,
+    also after the job that caused it has ended (the benchmarks and the API run several jobs on one instance):
+    to stderr, never to stdout."""
+    from ray import cloudpickle
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
+    try:
+        actor = ray2.remote(num_cpus=0, max_restarts=1, max_task_retries=1)(_ExitsOnce).remote(str(tmp_path / "m"))
+        assert ray2.get(actor.call.remote(), timeout=120) == "done"
+        ray2.kill(actor)
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    for _ in range(50):           # Ray's listener thread prints what it was sent asynchronously
+        out, err = capsys.readouterr()
+        if out or "(raylet)" in err:
+            break
+        time.sleep(0.2)
+    assert out == "" and "(raylet)" in err, (out, err)
