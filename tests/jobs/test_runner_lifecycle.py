@@ -220,7 +220,7 @@ def test_an_actor_that_dies_is_restarted_and_ray_s_report_of_it_goes_to_stderr(t
     assert (tmp_path / "died-once").exists()
     run_job(spec_of(tmp_path), str(tmp_path / "here"), LocalRunner())
     assert pq.read_table(str(tmp_path / "job")).equals(pq.read_table(str(tmp_path / "here")))
-    out, err = capsys.readouterr()
+    out, _ = capsys.readouterr()
     assert out == "", out
 
 
