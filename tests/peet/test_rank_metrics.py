@@ -15,6 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, SPACY_MODEL
+from test_rank import dp_wer, lines, run_cli      # the helpers of the rank tests, not their tests
 from peet_fast import rank as rk
 from peet_fast.cli import main
 from peet_fast.formats.m2 import annotator_references, looks_like_m2, parse_m2
@@ -29,33 +30,6 @@ REFS = [RANK / "reference.txt", RANK / "reference2.txt"]
 SRC = RANK / "source.txt"
 SPACY = ["--spacy-model", SPACY_MODEL]
 HUMAN = ["--human", RANK / "human.csv", "--human-ignore", "ref"]
-
-
-def run_cli(capsys, *args):
-    rc = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return rc, cap.out, cap.err
-
-
-def lines(path: Path) -> list[str]:
-    return path.read_text("utf-8").split("\n")[:-1]
-
-
-def dp_distance(a, b) -> int:
-    prev = list(range(len(b) + 1))
-    for i in range(1, len(a) + 1):
-        cur = [i] + [0] * len(b)
-        for j in range(1, len(b) + 1):
-            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
-        prev = cur
-    return prev[-1]
-
-
-def dp_wer(hyp: str, refs: list[str]) -> float:
-    h = hyp.split()
-    d = [dp_distance(h, r.split()) for r in refs]
-    k = d.index(min(d))
-    return d[k] / max(1, len(refs[k].split()))
 
 
 @pytest.fixture(scope="module")
