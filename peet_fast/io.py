@@ -310,6 +310,13 @@ def _inside(path: str, directory: str) -> bool:
     return path != directory and path.startswith(directory.rstrip(os.sep) + os.sep)
 
 
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)
+    except (OSError, ValueError):
+        return None
+
+
 def input_conflict(out: str | os.PathLike, inputs: Sequence) -> str | None:
     """Why writing `out` would destroy one of `inputs` (paths; None entries skipped), or None: out is the same file
     as an input (same device and inode, or the same real path; through symlinks), out is (or will be) a directory
@@ -319,19 +326,13 @@ def input_conflict(out: str | os.PathLike, inputs: Sequence) -> str | None:
 
     out = os.fspath(out)
     out_real = _real(out)
-    try:
-        out_st = os.stat(out)
-    except (OSError, ValueError):
-        out_st = None
+    out_st = _stat_or_none(out)
     for inp in inputs:
         if inp is None:
             continue
         inp = os.fspath(inp)
         in_real = _real(inp)
-        try:
-            in_st = os.stat(inp)
-        except (OSError, ValueError):
-            in_st = None
+        in_st = _stat_or_none(inp)
         if out_st is not None and in_st is not None:
             same = (out_st.st_dev, out_st.st_ino) == (in_st.st_dev, in_st.st_ino)
             if same and stat.S_ISCHR(out_st.st_mode):

@@ -32,16 +32,21 @@ def tsv(path, ids):
     return path
 
 
+def assert_ids(capsys, pairs, out, expected_type, expected):
+    """featurize pairs into out: its id column has that Arrow type and those values, in sentence order."""
+    rc, err = featurize(capsys, pairs, out)
+    assert rc == 0, err
+    table = pq.read_table(out).sort_by("sentence")
+    assert table.schema.field("id").type == expected_type
+    assert table.column("id").to_pylist() == expected
+
+
 @pytest.mark.parametrize("ids,expected_type,expected", [
     ([10, 11, 7, -3, 2 ** 40], pa.int64(), [10, 11, 7, -3, 2 ** 40]),
     (["a", "b", "c", "7", "e"], pa.string(), ["a", "b", "c", "7", "e"]),
 ])
 def test_jsonl_ids_keep_their_type_across_shards(capsys, tmp_path, ids, expected_type, expected):
-    rc, err = featurize(capsys, jsonl(tmp_path / "p.jsonl", ids), tmp_path / "job")
-    assert rc == 0, err
-    table = pq.read_table(tmp_path / "job").sort_by("sentence")
-    assert table.schema.field("id").type == expected_type
-    assert table.column("id").to_pylist() == expected
+    assert_ids(capsys, jsonl(tmp_path / "p.jsonl", ids), tmp_path / "job", expected_type, expected)
 
 
 @pytest.mark.parametrize("ids,expected_type,expected", [
@@ -50,11 +55,7 @@ def test_jsonl_ids_keep_their_type_across_shards(capsys, tmp_path, ids, expected
     (["s1", "2", "3", "4", "5"], pa.string(), ["s1", "2", "3", "4", "5"]),
 ])
 def test_tsv_ids_are_integers_when_written_as_integers(capsys, tmp_path, ids, expected_type, expected):
-    rc, err = featurize(capsys, tsv(tmp_path / "p.tsv", ids), tmp_path / "f.parquet")
-    assert rc == 0, err
-    table = pq.read_table(tmp_path / "f.parquet").sort_by("sentence")
-    assert table.schema.field("id").type == expected_type
-    assert table.column("id").to_pylist() == expected
+    assert_ids(capsys, tsv(tmp_path / "p.tsv", ids), tmp_path / "f.parquet", expected_type, expected)
 
 
 def test_parquet_ids_keep_their_arrow_type(capsys, tmp_path):
