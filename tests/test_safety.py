@@ -300,16 +300,22 @@ def test_planner_refuses_a_huge_line(tmp_path, monkeypatch):
         S.plan(S.text_source([str(big)]), 10)
 
 
-@pytest.fixture
-def zero_device(tmp_path):
-    """A private node with /dev/zero's numbers (made in a temporary directory, never the real /dev)."""
+def private_device(tmp_path, name: str, minor: int):
+    """A private character node with the numbers of a memory device (1, minor), made in a temporary directory,
+    never the real /dev (skips where mknod is not allowed)."""
     import stat
 
     if os.geteuid() != 0:
         pytest.skip("mknod of a character device needs root")
-    node = tmp_path / "zero"
-    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 5))
+    node = tmp_path / name
+    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, minor))
     return node
+
+
+@pytest.fixture
+def zero_device(tmp_path):
+    """A node with /dev/zero's numbers."""
+    return private_device(tmp_path, "zero", 5)
 
 
 @pytest.mark.parametrize("command", ["m2", "featurize-pairs", "featurize-text", "score", "compare", "excgec",
@@ -554,14 +560,8 @@ def test_system_name_cannot_forge_a_table_row(tmp_path, capsys):
 
 @pytest.fixture
 def full_device(tmp_path):
-    """A private node with /dev/full's numbers (every write: ENOSPC), never the real /dev."""
-    import stat
-
-    if os.geteuid() != 0:
-        pytest.skip("mknod of a character device needs root")
-    node = tmp_path / "full"
-    os.mknod(node, 0o666 | stat.S_IFCHR, os.makedev(1, 7))
-    return node
+    """A node with /dev/full's numbers (every write: ENOSPC)."""
+    return private_device(tmp_path, "full", 7)
 
 
 def test_full_disk_names_the_output_written_in_place(tmp_path, capsys, full_device):
