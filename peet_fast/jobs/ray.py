@@ -170,17 +170,13 @@ def _runtime_env(working_dir: str, local: bool) -> dict | None:
 @contextlib.contextmanager
 def _started_here(runtime_env: dict | None) -> Iterator[None]:
     """Within the block (ray.init of a local instance, whose processes inherit this one's environment and working
-    directory): PYTHONPATH as runtime_env's env_vars give it, and the working directory an empty private directory
-    (removed when this process exits), so that Ray puts that directory, not the user's, first on the workers'
-    sys.path; both are restored afterwards. runtime_env None (inside `ray job submit`): nothing changes."""
+    directory): PYTHONPATH as runtime_env's env_vars give it, and the working directory an empty directory of this
+    user's (_empty_dir), so that Ray puts that directory, not the user's, first on the workers' sys.path; both are
+    restored afterwards. runtime_env None (inside `ray job submit`): nothing changes."""
     if runtime_env is None:
         yield
         return
-    import atexit
-    import shutil
-
-    empty = tempfile.mkdtemp(prefix="peet-fast-ray-cwd-")
-    atexit.register(shutil.rmtree, empty, True)
+    empty = _empty_dir()
     cwd = os.getcwd()
     saved = os.environ.get("PYTHONPATH")
     wanted = runtime_env.get("env_vars", {}).get("PYTHONPATH")
@@ -195,6 +191,31 @@ def _started_here(runtime_env: dict | None) -> Iterator[None]:
             os.environ.pop("PYTHONPATH", None)
         else:
             os.environ["PYTHONPATH"] = saved
+
+
+def _empty_dir() -> str:
+    """An empty directory of this user's for ray.init to start from: TMPDIR/peet-fast-ray-cwd-UID, the same on every
+    run and never removed (Ray's processes run in it; a killed run leaves nothing new behind). Where that path is not
+    an empty directory owned by this user (a file, a link, someone else's, anything inside it), a fresh private one,
+    removed when this process exits."""
+    import stat
+
+    uid = os.getuid()
+    path = os.path.join(tempfile.gettempdir(), f"peet-fast-ray-cwd-{uid}")
+    with contextlib.suppress(OSError):
+        os.mkdir(path, 0o700)
+    try:
+        st = os.lstat(path)
+        if stat.S_ISDIR(st.st_mode) and st.st_uid == uid and not os.listdir(path):
+            return path
+    except OSError:
+        pass
+    import atexit
+    import shutil
+
+    path = tempfile.mkdtemp(prefix="peet-fast-ray-cwd-")
+    atexit.register(shutil.rmtree, path, True)
+    return path
 
 
 def unreachable(address: str, timeout: float = 5.0) -> str | None:

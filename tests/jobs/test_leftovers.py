@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
+import stat
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -251,3 +254,22 @@ def test_sigterm_under_ray_is_143_within_two_seconds_and_leaves_nothing(tmp_path
             os.killpg(driver.pid, signal.SIGKILL)
         driver.wait()
         err.close()
+
+
+def test_ray_starts_from_one_empty_directory_per_user(tmp_path, monkeypatch):
+    """ray.init of a local instance runs from TMPDIR/peet-fast-ray-cwd-UID (what Ray puts first on its workers'
+    sys.path): the same directory every run, so a killed run leaves nothing new in TMPDIR; where that path is not an
+    empty directory of this user's (a file in it, a link), a fresh private one instead."""
+    from peet_fast.jobs.ray import _empty_dir
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    first = _empty_dir()
+    assert first == str(tmp_path / f"peet-fast-ray-cwd-{os.getuid()}") and _empty_dir() == first
+    assert os.listdir(first) == [] and stat.S_IMODE(os.stat(first).st_mode) == 0o700
+    (tmp_path / f"peet-fast-ray-cwd-{os.getuid()}" / "peet_fast").mkdir()      # a package put there
+    other = _empty_dir()
+    assert other != first and os.listdir(other) == []
+    shutil.rmtree(first)
+    (tmp_path / "elsewhere").mkdir()
+    os.symlink(tmp_path / "elsewhere", first)
+    assert _empty_dir() not in (first, str(tmp_path / "elsewhere"))
