@@ -21,7 +21,7 @@ script's directory) first on every worker's sys.path, so a run started from a so
 checkout's uncompiled sources. On a cluster, the job's runtime_env therefore gives the workers an empty working
 directory of their own (Ray then adds neither). A local instance gets no runtime_env (it costs ~1.7 s at ray.init and
 ~0.9 s at each actor's start on 2 cores: Ray's runtime-env agent prepares every worker): ray.init runs from an empty
-private directory, which is what Ray puts on the workers' sys.path, and with the directory the driver imported
+directory of the user's (jobs.ray._empty_dir), which is what Ray puts on the workers' sys.path, and with the directory the driver imported
 peet_fast from first on PYTHONPATH where it is not a site directory (a checkout, PYTHONPATH); Ray's processes, and
 so the workers, inherit that environment (jobs.ray._started_here). Each actor then changes to the driver's working
 directory, so that relative input paths read, and name, the same files as in one process.
@@ -151,35 +151,35 @@ def _import_root() -> str:
     return os.path.dirname(os.path.dirname(os.path.abspath(peet_fast.__file__)))
 
 
-def _runtime_env(working_dir: str, local: bool) -> dict | None:
-    """The job's runtime_env: an empty working_dir of the workers' own (so Ray does not put the driver's working
-    directory first on their sys.path); on a local instance, the driver's import root first on their PYTHONPATH
-    unless it is a site directory (where the workers find it anyway). None inside `ray job submit`, whose job has
-    its own runtime_env."""
-    if "RAY_JOB_CONFIG_JSON_ENV_VAR" in os.environ:
-        return None
-    env: dict = {"working_dir": working_dir}
+def _in_submitted_job() -> bool:
+    """Inside `ray job submit`, whose job has its own runtime_env (and working directory)."""
+    return "RAY_JOB_CONFIG_JSON_ENV_VAR" in os.environ
+
+
+def _local_pythonpath() -> str | None:
+    """The PYTHONPATH of a local instance's workers: the driver's import root first, unless it is a site directory
+    (where the workers find it anyway: None)."""
     root = _import_root()
     sites = {os.path.abspath(p) for p in [*site.getsitepackages(), site.getusersitepackages()]}
-    if local and root not in sites:
-        inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
-        env["env_vars"] = {"PYTHONPATH": os.pathsep.join(dict.fromkeys([root, *inherited]))}
-    return env
+    if root in sites:
+        return None
+    inherited = [os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
+    return os.pathsep.join(dict.fromkeys([root, *inherited]))
 
 
 @contextlib.contextmanager
-def _started_here(runtime_env: dict | None) -> Iterator[None]:
+def _started_here() -> Iterator[None]:
     """Within the block (ray.init of a local instance, whose processes inherit this one's environment and working
-    directory): PYTHONPATH as runtime_env's env_vars give it, and the working directory an empty directory of this
+    directory): PYTHONPATH as _local_pythonpath gives it, and the working directory an empty directory of this
     user's (_empty_dir), so that Ray puts that directory, not the user's, first on the workers' sys.path; both are
-    restored afterwards. runtime_env None (inside `ray job submit`): nothing changes."""
-    if runtime_env is None:
+    restored afterwards. Inside `ray job submit`: nothing changes."""
+    if _in_submitted_job():
         yield
         return
     empty = _empty_dir()
     cwd = os.getcwd()
     saved = os.environ.get("PYTHONPATH")
-    wanted = runtime_env.get("env_vars", {}).get("PYTHONPATH")
+    wanted = _local_pythonpath()
     try:
         if wanted is not None:
             os.environ["PYTHONPATH"] = wanted
@@ -247,12 +247,13 @@ def init_ray(workers: int, address: str | None) -> None:
     errors_to_stderr()      # Ray prints the errors pushed to the driver on stdout, where results may be going
     kwargs = {"ignore_reinit_error": True, "log_to_driver": False, "include_dashboard": False,
               "logging_level": logging.WARNING}
-    with tempfile.TemporaryDirectory(prefix="peet-fast-ray-") as empty:    # uploaded by ray.init: only needed here
-        runtime_env = _runtime_env(empty, local=not address)
-        if runtime_env is not None and address:
-            kwargs["runtime_env"] = runtime_env
-        sigterm = signal.getsignal(signal.SIGTERM)
-        if address:
+    sigterm = signal.getsignal(signal.SIGTERM)
+    if address:
+        # the workers' own empty working_dir (uploaded by ray.init: only needed here), so Ray does not put the
+        # driver's working directory first on their sys.path
+        with tempfile.TemporaryDirectory(prefix="peet-fast-ray-") as empty:
+            if not _in_submitted_job():
+                kwargs["runtime_env"] = {"working_dir": empty}
             try:
                 with warnings.catch_warnings():     # Ray's UserWarning on a timeout: our one line says it
                     warnings.simplefilter("ignore")
@@ -263,18 +264,18 @@ def init_ray(workers: int, address: str | None) -> None:
                 lines = [ln.strip() for ln in _ANSI.sub("", str(exc)).splitlines() if ln.strip()]
                 raise WorkerError(f"cannot join the Ray cluster at {address}: "
                                   f"{lines[0] if lines else type(exc).__name__}") from exc
-        else:
-            from peet_fast.jobs.raywatch import start_watchdog
+    else:
+        from peet_fast.jobs.raywatch import start_watchdog
 
-            start_watchdog()      # stops the instance's processes when this driver ends, however it ends
-            # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
-            # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
-            # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores)
-            with _started_here(runtime_env):
-                ray.init(address="local", num_cpus=workers, _system_config={"prestart_worker_first_driver": False},
-                         **kwargs)
-        if sigterm is not None and threading.current_thread() is threading.main_thread():
-            signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
+        start_watchdog()      # stops the instance's processes when this driver ends, however it ends
+        # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
+        # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
+        # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores)
+        with _started_here():
+            ray.init(address="local", num_cpus=workers, _system_config={"prestart_worker_first_driver": False},
+                     **kwargs)
+    if sigterm is not None and threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
 
 
 def no_cluster(address: str, exc: ConnectionError) -> WorkerError:
