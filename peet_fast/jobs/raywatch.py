@@ -138,9 +138,11 @@ class Watchdog:
 def watched() -> bool:
     """Whether this process is a command line (peet_fast.cli.main without argv sets process_is_ours: the process
     ends with the command, so an interruption need not wait for Ray's teardown; a caller of the library keeps Ray's
-    full shutdown) whose local Ray instance has a running watchdog."""
+    full shutdown) whose local Ray instance has a watchdog: running, or ended as it does once the instance's raylet
+    is gone (after stopping what was left). A signal to the whole process group ends the raylet too, so by the time
+    the driver handles it the watchdog may have ended: the driver must still not wait for Ray's teardown."""
     cli = sys.modules.get("peet_fast.cli")
-    return getattr(cli, "process_is_ours", False) and any(w.proc.poll() is None for w in _RUNNING)
+    return getattr(cli, "process_is_ours", False) and any(w.proc.poll() in (None, 0) for w in _RUNNING)
 
 
 def start_watchdog() -> Watchdog | None:

@@ -256,6 +256,60 @@ def test_sigterm_under_ray_is_143_within_two_seconds_and_leaves_nothing(tmp_path
         err.close()
 
 
+_RAYLET_GONE_FIRST = r"""
+import os, signal, sys, time
+import peet_fast.cli
+from peet_fast.cli import exit_now_if_ray_started
+from peet_fast.jobs import ray as jobs_ray
+from peet_fast.jobs import raywatch
+import ray
+
+peet_fast.cli.process_is_ours = True          # as a command line: the process ends with the command
+jobs_ray.init_ray(1, None)
+worker = ray._private.worker
+original = worker.disconnect
+
+def slow(*args, **kwargs):                     # Ray's teardown, slow as it is after a signal to the process group
+    time.sleep(6)
+    return original(*args, **kwargs)
+
+worker.disconnect = slow
+for pid in os.listdir("/proc"):                # the signal reached the raylet first: the watchdog ends
+    if pid.isdigit():
+        try:
+            cmd = open(f"/proc/{pid}/cmdline", "rb").read().split(b"\0")
+            stat = open(f"/proc/{pid}/stat", "rb").read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and cmd[0].endswith(b"/raylet"):
+            os.kill(int(pid), signal.SIGTERM)
+end = time.monotonic() + 20
+while time.monotonic() < end and any(w.proc.poll() is None for w in raywatch._RUNNING):
+    time.sleep(0.05)
+t0 = time.monotonic()
+jobs_ray._stop_quietly()
+print(round(time.monotonic() - t0, 2), flush=True)
+exit_now_if_ray_started(143)
+"""
+
+
+def test_an_interrupted_driver_does_not_wait_for_ray_when_its_raylet_ended_first():
+    """SIGTERM to the driver's process group also ends the raylet, and then the watchdog (its instance is gone); the
+    driver handles the interruption after that and must still exit at once instead of running Ray's teardown, which
+    then waits for seconds (CI saw a SIGTERM answered in 6 s)."""
+    proc = subprocess.Popen([sys.executable, "-c", _RAYLET_GONE_FIRST], cwd=REPO, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
+    try:
+        stopped = float(proc.stdout.readline())
+        t_stop = time.monotonic()
+        rc = proc.wait(60)
+        assert (rc, stopped < 1.5, time.monotonic() - t_stop < 3.0) == (143, True, True), \
+            (rc, stopped, time.monotonic() - t_stop)
+    finally:
+        proc.kill()
+        proc.wait()
+
+
 def test_ray_starts_from_one_empty_directory_per_user(tmp_path, monkeypatch):
     """ray.init of a local instance runs from TMPDIR/peet-fast-ray-cwd-UID (what Ray puts first on its workers'
     sys.path): the same directory every run, so a killed run leaves nothing new in TMPDIR; where that path is not an
