@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         with terminate_as_interrupt():
-            return args.func(args)
+            status = args.func(args)
     except Exception as exc:
         handled = error_line(exc)
         if handled is None:
@@ -76,25 +76,28 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exception(exc)
         else:
             print(f"peet-fast {args.command}: error: {shown_line(message)}", file=sys.stderr)
-        return status
     except KeyboardInterrupt as exc:
         status, message = interrupt_line(exc)
         print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
-        if argv is None:
-            exit_now_if_ray_started(status)
-        return status
+    if argv is None:
+        exit_now_if_ray_started(status)
+    return status
 
 
 def exit_now_if_ray_started(status: int) -> None:
-    """After an interruption of a command that started a local Ray instance (the process is ours: a command line,
-    not a caller of main(argv)): exit at once. Python's exit would run Ray's own teardown, which waits for several
-    seconds on processes a signal to the whole group already ended; the instance's watchdog (jobs.raywatch) stops
-    whatever of it is left as this process ends."""
+    """At the end of a command that started a local Ray instance (the process is ours: a command line, not a caller
+    of main(argv)), however it ended: exit at once. Python's exit would run Ray's own teardown, which takes a second
+    or more (and after a signal to the whole process group, seconds of waiting on processes the signal already
+    ended); the instance's watchdog (jobs.raywatch) stops the instance's processes as this process ends. Every file
+    of the command is closed by now; its output is flushed here."""
     import os
 
     watch = sys.modules.get("peet_fast.jobs.raywatch")
     if watch is None or not watch.watched():
         return
-    sys.stdout.flush()
-    sys.stderr.flush()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):      # a closed pipe: what Python's own exit would also fail to write
+            pass
     os._exit(status)

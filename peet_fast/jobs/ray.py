@@ -300,16 +300,109 @@ def worker_failure(exc: BaseException) -> WorkerError:
     return WorkerError(f"a Ray worker failed: {lines[-1] if lines else type(exc).__name__}")
 
 
-class RayRunner:
-    """Runs shards on `workers` Ray actors: a new local Ray instance of that many CPUs, or the cluster at address
-    ('auto', ray://HOST:PORT). run_job runs a job of fewer than min_sentences sentences to parse in its own process
-    instead (jobs.sizing; 0: never).
+def _own_working_directory() -> bool:
+    """Give the calling thread a working directory of its own (Linux: unshare(CLONE_FS)), so that a chdir in it
+    changes no other thread's; False where that cannot be done."""
+    try:
+        import ctypes
 
-    run_job calls start() as soon as the job's settings are final, so that Ray's start and the actors' warm-up (each
-    loads the spaCy pipeline) overlap with what the driver still does (the manifest, verifying an earlier run's
-    shards); run() then hands each actor one shard at a time as it becomes free, the next as soon as one finishes
-    (no shard waits behind a slow actor; the last shards finish within one shard's time of each other); close()
-    stops the actors however the job ended."""
+        return ctypes.CDLL(None, use_errno=True).unshare(0x200) == 0      # CLONE_FS
+    except (OSError, AttributeError, TypeError):
+        return False
+
+
+_BACKGROUND_START: list[bool] = []      # whether a thread can have its own working directory (probed once)
+_LOCAL_INSTANCE: list[str] = []         # the node id of the last local instance a RayRunner started
+
+
+def _can_start_in_background() -> bool:
+    """Whether ray.init of a local instance can run in another thread while this one computes: ray.init runs from
+    an empty directory (_started_here), which must not become the working directory of this thread, which reads the
+    user's relative paths meanwhile."""
+    if not _BACKGROUND_START:
+        probe = threading.Thread(target=lambda: _BACKGROUND_START.append(_own_working_directory()), daemon=True)
+        probe.start()
+        probe.join()
+    return _BACKGROUND_START[0]
+
+
+def _node_id(ray) -> str:
+    return ray.get_runtime_context().get_node_id()
+
+
+def _ours(ray) -> bool:
+    """Whether the Ray instance this process is connected to is the local one a RayRunner started."""
+    return bool(_LOCAL_INSTANCE) and _node_id(ray) == _LOCAL_INSTANCE[0]
+
+
+class _RayStarter(threading.Thread):
+    """Starts the local Ray instance (init_ray) in a thread of its own working directory, then the runner's actors,
+    while the driver's own worker computes shards in the main thread. The thread then stays (a daemon, idle) for as
+    long as the process: Ray starts its head processes (GCS, raylet) from it with a parent-death signal of SIGKILL,
+    which Linux sends when the thread that started a process ends, not the process; and a raylet killed under a
+    connected driver makes Ray's core worker end the driver (exit status 1). Even after ray.shutdown the thread
+    stays: the shutdown may still be under way when it returns."""
+
+    def __init__(self, runner: RayRunner, args: tuple):
+        super().__init__(name="peet-fast-ray-start", daemon=True)
+        self.runner = runner
+        self.args = args
+        self.ready = threading.Event()            # set once ray.init and the actors' creation are over
+        self.error: BaseException | None = None
+        self.cancelled = False                    # the job ended first: start no actors
+        self.lock = threading.Lock()
+
+    def run(self) -> None:
+        try:
+            if not _own_working_directory():
+                raise WorkerError("Ray could not be started in the background")
+            import ray
+
+            t = time.perf_counter()
+            with _quiet_off_main_thread():
+                init_ray(self.runner.workers, None)
+            self.runner.ray_start_s = time.perf_counter() - t
+            _LOCAL_INSTANCE[:] = [_node_id(ray)]
+            with self.lock:
+                if not self.cancelled:
+                    self.runner._quiet_output()
+                    self.runner._create_actors(self.args)
+        except BaseException as exc:      # noqa: BLE001 -- the driver raises it in its own thread
+            self.error = exc
+        finally:
+            self.ready.set()
+        threading.Event().wait()     # never returns (see the class): its processes die with this thread
+
+
+@contextlib.contextmanager
+def _quiet_off_main_thread() -> Iterator[None]:
+    """Without Ray's WARNING that ray.init outside the main thread installs no SIGTERM handler (ours stays)."""
+    log = logging.getLogger("ray._private.worker")
+
+    def not_the_sigterm_notice(record: logging.LogRecord) -> bool:
+        return "SIGTERM handler is not set" not in record.getMessage()
+
+    log.addFilter(not_the_sigterm_notice)
+    try:
+        yield
+    finally:
+        log.removeFilter(not_the_sigterm_notice)
+
+
+class RayRunner:
+    """Runs shards with `workers` workers: on a new local Ray instance of that many CPUs, this process (the driver) is
+    one of them and Ray's actors the others; on the cluster at address ('auto', ray://HOST:PORT), or on a Ray
+    instance its caller started, `workers` actors. run_job runs a job of fewer than min_sentences sentences to parse
+    in its own process instead (jobs.sizing; 0: never).
+
+    run_job calls start() as soon as the job's settings are final. On a new local instance, start() begins Ray's
+    start in a thread (_RayStarter) and loads the driver's own pipeline meanwhile, and run() computes shards in this
+    process at once: the first rows are done within seconds, while Ray and its actors (each loads the spaCy pipeline)
+    are still starting. Otherwise start() starts Ray and the actors without waiting for them, so that their warm-up
+    overlaps with what the driver still does (the manifest, verifying an earlier run's shards). run() hands each
+    worker one shard at a time as it becomes free, the next as soon as one finishes (no shard waits behind a slow
+    worker; the last shards finish within one shard's time of each other); close() stops the actors however the job
+    ended."""
 
     distributed = True
     actor_class = _ShardActor
@@ -321,6 +414,10 @@ class RayRunner:
         self._actors: list = []
         self._started_for: tuple | None = None
         self._stderr: contextlib.ExitStack | None = None
+        self._own: WorkerState | None = None        # the driver's own worker (a new local instance)
+        self._starter: _RayStarter | None = None    # Ray's start in the background, while it runs
+        self._actor_limit = workers
+        self.ray_start_s: float | None = None       # how long the last start of Ray (ray.init) took
 
     @staticmethod
     def in_process():
@@ -330,32 +427,83 @@ class RayRunner:
         return LocalRunner()
 
     def start(self, spec: JobSpec, out_dir: str, shards: int) -> None:
-        """Start Ray (a new local instance, or join the cluster) and min(workers, shards) actors for spec, without
-        waiting for them: they load their pipelines while the driver goes on."""
-        init_ray(self.workers, self.address)     # first: the processes it starts keep the real stderr
+        """Get min(workers, shards) workers ready for spec without waiting for Ray's actors: they load their
+        pipelines while the driver goes on (see the class)."""
+        key = (spec.signature(), os.path.abspath(out_dir))
+        wanted = max(1, min(self.workers, shards))
+        if self._started_for == key and (self._starter is not None or
+                                         len(self._actors) + (self._own is not None) >= wanted):
+            return
+        self._end_start()
+        self._kill_actors()
+        self._own = None
+        ray = sys.modules.get("ray")        # not imported here unless it is (Ray's import takes a second)
+        args = (spec, os.path.abspath(out_dir), os.getcwd())
+        # a local instance of this runner's own (not one its caller started): the driver is one of the workers
+        own = self.address is None and (ray is None or not ray.is_initialized() or _ours(ray))
+        self._actor_limit = wanted - 1 if own else wanted
+        self._started_for = key
+        if own and wanted == 1:
+            pass                                  # one shard: the driver computes it, no Ray
+        elif own and _can_start_in_background():
+            from peet_fast.jobs.raywatch import start_watchdog
+
+            # the driver's pipeline first: Ray's start shares this process's interpreter lock and, begun first,
+            # puts the first rows ~1 s later (measured: first movement 3.1-4.7 s this way, 5.1-5.9 s the other)
+            self._own = WorkerState(spec)
+            start_watchdog()      # before any of Ray's processes (init_ray keeps this one)
+            self._starter = _RayStarter(self, args)
+            self._starter.start()
+        else:
+            import ray
+
+            t = time.perf_counter()
+            init_ray(self.workers, self.address)     # first: the processes it starts keep the real stderr
+            self.ray_start_s = time.perf_counter() - t
+            if own:
+                _LOCAL_INSTANCE[:] = [_node_id(ray)]
+            self._quiet_output()
+            self._create_actors(args)
+        if own and self._own is None:
+            self._own = WorkerState(spec)
+
+    def _quiet_output(self) -> None:
         if self._stderr is None:
             self._stderr = contextlib.ExitStack()
             self._stderr.enter_context(stderr_without_known_noise())    # Ray's known false alarm (jobs.raylog)
             # Ray's driver prints the errors it hears of (a worker died, a task is retried) to sys.stdout, which may
             # be the user's output piped to a file: to stderr while the job runs (nothing of ours prints meanwhile)
             self._stderr.enter_context(contextlib.redirect_stdout(sys.stderr))
-        key = (spec.signature(), os.path.abspath(out_dir))
-        if self._started_for == key and len(self._actors) >= min(self.workers, shards):
-            return
-        self._kill_actors()
+
+    def _create_actors(self, args: tuple) -> None:
         import ray
 
         # restarted without limit where a worker dies (a killed process, a lost node), its shard retried: shard
         # output is deterministic, so a retried shard is identical; a constructor that raises is not retried (Ray)
         # two threads: rows() answers while a shard runs (progress inside a shard); one shard at a time per actor
         actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1, max_concurrency=2)(self.actor_class)
-        args = (spec, os.path.abspath(out_dir), os.getcwd())
-        self._actors = [actor.remote(*args) for _ in range(max(1, min(self.workers, shards)))]
-        self._started_for = key
+        self._actors = [actor.remote(*args) for _ in range(max(0, self._actor_limit))]
+
+    def _end_start(self, wait: bool = True) -> None:
+        """A background start of Ray creates no actors once it is over; wait for it to be over, unless this process
+        is a command line that ends with the job (jobs.raywatch.watched: the instance's watchdog stops whatever
+        the start leaves)."""
+        starter = self._starter
+        if starter is not None:
+            with starter.lock:
+                starter.cancelled = True
+            if wait:
+                starter.ready.wait()
+            self._starter = None
 
     def close(self) -> None:
         """Stop the actors (their CPUs are free for the next job) and restore stderr."""
+        from peet_fast.jobs.raywatch import watched
+
+        self._end_start(wait=not watched())
         self._kill_actors()
+        self._own = None
+        self._started_for = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
@@ -369,18 +517,25 @@ class RayRunner:
                 with contextlib.suppress(Exception):
                     ray.kill(a, no_restart=True)
         del self._actors[keep:]
-        if not self._actors:
+        if not self._actors and self._own is None:
             self._started_for = None
 
     def run(self, spec: JobSpec, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         self.start(spec, out_dir, len(shards))
-        self._kill_actors(keep=len(shards))    # a resumed job with fewer shards left than actors started
+        keep = len(shards) - (self._own is not None)      # a resumed job with fewer shards left than workers
+        starter = self._starter
+        with starter.lock if starter is not None else contextlib.nullcontext():
+            self._actor_limit = min(self._actor_limit, keep)
+            self._kill_actors(keep=keep)
         try:
             self._dispatch(shards, out_dir, on_done)
         except BaseException:
             # an interruption or a failure: stop Ray (its actors with them) at once and quietly -- killing an actor
             # in the middle of a shard makes Ray's driver print a retry notice later; the driver then records what
             # finished
+            if self._starter is not None:
+                with self._starter.lock:
+                    self._starter.cancelled = True
             _stop_quietly()
             self._actors = []
             raise
@@ -388,52 +543,116 @@ class RayRunner:
             self.close()
 
     def _dispatch(self, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
-        """Each actor gets a shard once it is ready and the next one whenever it finishes one; every POLL_S seconds
-        each busy actor is asked for its rows done (on_done.rows, where on_done has it: Runner.run)."""
-        import ray
-
+        """Each worker gets a shard once it is ready and the next one whenever it finishes one: the driver's own
+        worker (where there is one) computes its shards here, and between its parse batches hands the actors theirs;
+        every POLL_S seconds each busy actor is asked for its rows done (on_done.rows, where on_done has it:
+        Runner.run)."""
         on_rows = getattr(on_done, "rows", None)
-        todo = list(reversed(shards))
-        waiting: dict = {a.ready.remote(): (a, None) for a in self._actors}    # call -> (actor, its shard or None)
-        polls: dict = {}                  # rows() call -> its actor's position in self._actors
-        asked = [0.0] * len(self._actors)
+        pool = _ActorPool(self, out_dir, on_done, on_rows)
+        todo = pool.todo = list(reversed(shards))
+        own = self._own
         with _signals_kept() as raise_kept:
-            while todo or any(shard is not None for _, shard in waiting.values()):
-                if on_rows is not None:
-                    self._poll(waiting, polls, asked)
-                refs, _ = ray.wait([*waiting, *polls], num_returns=1, timeout=POLL_S / 2)   # Ctrl-C is seen
-                raise_kept()
-                for ref in refs:
-                    if ref in polls:
-                        del polls[ref]
-                        with contextlib.suppress(ray.exceptions.RayError):     # a dead actor: its shard says why
-                            done = ray.get(ref)
-                            if done is not None:
-                                on_rows(*done)
-                        continue
-                    actor, shard = waiting.pop(ref)
-                    result = _result(ref)
-                    if "error" in result:
-                        raise _as_driver_error(exception_from_record(result["error"]), out_dir)
-                    if shard is not None:
-                        on_done(result["entry"])
-                    if todo:
-                        shard = todo.pop()
-                        waiting[actor.shard.remote(shard)] = (actor, shard)
+            pool.raise_kept = raise_kept
+            if own is not None:
+                def rows(index: int, n: int) -> None:
+                    if on_rows is not None:
+                        on_rows(index, n)
+                    pool.step(block=False)
+
+                own.on_rows = rows
+                while todo:
+                    shard = todo.pop()
+                    on_done(run_shard(own, shard, out_dir))
+                    pool.step(block=False)
+            while pool.busy() or (todo and pool.may_have_actors()):
+                pool.step(block=True)
+            if todo:
+                raise WorkerError("no Ray actor started, and shards are left")
             raise_kept()
 
-    def _poll(self, waiting: dict, polls: dict, asked: list) -> None:
+
+class _ActorPool:
+    """The actors' side of RayRunner._dispatch: step() hands free actors the next shards, collects what finished
+    and asks busy actors for their rows done; it waits (block) up to POLL_S / 2 for something to happen."""
+
+    def __init__(self, runner: RayRunner, out_dir: str, on_done: Callable[[dict], None],
+                 on_rows: Callable[[int, int], None] | None):
+        self.runner = runner
+        self.out_dir = out_dir
+        self.on_done = on_done
+        self.on_rows = on_rows
+        self.todo: list = []
+        self.raise_kept: Callable[[], None] = lambda: None
+        self.waiting: dict = {}          # call -> (actor, its shard or None)
+        self.polls: dict = {}            # rows() call -> its actor's position in runner._actors
+        self.asked: list[float] = []
+        self.joined = False              # Ray is up and the actors' ready() calls are out
+
+    def may_have_actors(self) -> bool:
+        return not self.joined or bool(self.waiting)
+
+    def busy(self) -> bool:
+        return any(shard is not None for _, shard in self.waiting.values())
+
+    def _join(self, block: bool) -> bool:
+        if self.joined:
+            return True
+        starter = self.runner._starter
+        if starter is not None and not starter.ready.wait(POLL_S / 2 if block else 0):
+            self.raise_kept()
+            return False
+        if starter is not None and starter.error is not None:
+            raise starter.error
+        self.joined = True
+        actors = self.runner._actors
+        self.asked = [0.0] * len(actors)
+        self.waiting.update({a.ready.remote(): (a, None) for a in actors})
+        return True
+
+    def step(self, block: bool) -> None:
+        if not self._join(block) or not (self.waiting or self.polls):
+            return
+        import ray
+
+        if self.on_rows is not None:
+            self._poll()
+        refs, _ = ray.wait([*self.waiting, *self.polls], num_returns=1, timeout=POLL_S / 2 if block else 0)
+        self.raise_kept()
+        rest = [r for r in [*self.waiting, *self.polls] if r not in refs]
+        if refs and rest:
+            more, _ = ray.wait(rest, num_returns=len(rest), timeout=0)
+            refs = [*refs, *more]
+        for ref in refs:
+            if ref in self.polls:
+                del self.polls[ref]
+                with contextlib.suppress(ray.exceptions.RayError):     # a dead actor: its shard says why
+                    done = ray.get(ref)
+                    if done is not None:
+                        self.on_rows(*done)
+                continue
+            actor, shard = self.waiting.pop(ref)
+            result = _result(ref)
+            if "error" in result:
+                raise _as_driver_error(exception_from_record(result["error"]), self.out_dir)
+            if shard is not None:
+                self.on_done(result["entry"])
+            if self.todo:
+                shard = self.todo.pop()
+                self.waiting[actor.shard.remote(shard)] = (actor, shard)
+
+    def _poll(self) -> None:
         """Ask each actor running a shard, and not asked in the last POLL_S seconds, for its rows done."""
         now = time.monotonic()
-        pending = set(polls.values())
-        for actor, shard in waiting.values():
+        pending = set(self.polls.values())
+        actors = self.runner._actors
+        for actor, shard in self.waiting.values():
             if shard is None:
                 continue
-            k = next((i for i, a in enumerate(self._actors) if a is actor), None)
-            if k is None or k in pending or now - asked[k] < POLL_S:
+            k = next((i for i, a in enumerate(actors) if a is actor), None)
+            if k is None or k in pending or now - self.asked[k] < POLL_S:
                 continue
-            asked[k] = now
-            polls[actor.rows.remote()] = k
+            self.asked[k] = now
+            self.polls[actor.rows.remote()] = k
 
 
 @contextlib.contextmanager

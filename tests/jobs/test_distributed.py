@@ -115,6 +115,14 @@ def shard_worker_pids() -> list[int]:
 
 
 def test_killed_worker_is_retried(corpus, tmp_path, reference_run, ray_session):
+    """A Ray instance started here (not by the runner): every shard runs on one of the 2 actors, so that one is
+    there to kill (on an instance of its own the runner's driver computes shards too, and may finish them all
+    before its one actor is ready)."""
+    from peet_fast.jobs.ray import init_ray
+
+    if ray_session.is_initialized():
+        ray_session.shutdown()
+    init_ray(2, None)
     out = tmp_path / "job"
     killed = []
 

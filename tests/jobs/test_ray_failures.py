@@ -108,15 +108,18 @@ def test_actor_that_cannot_load_its_pipeline_fails_the_job_in_one_line(tmp_path,
 
 def test_actor_whose_import_fails_fails_the_job_in_one_line(tmp_path):
     """Actors that die before running any of our code (here: they import a broken peet_fast) are not replaced: the
-    job fails with the cause as one line, exit 1."""
+    job fails with the cause as one line, exit 1. (The driver's own shards are made slow, so that the job is still
+    running when the actor's failure is known.)"""
     decoy = tmp_path / "decoy"
     (decoy / "peet_fast").mkdir(parents=True)
     (decoy / "peet_fast" / "__init__.py").write_text("raise ImportError('broken peet_fast on the workers')\n")
     write_pairs(tmp_path)
-    code = ("import sys\nimport peet_fast.jobs.ray as r\nr._import_root = lambda: %r\nfrom peet_fast.cli import main\n"
-            "sys.exit(main())\n" % str(decoy))
+    code = ("import sys, time\nimport peet_fast.jobs.ray as r\nr._import_root = lambda: %r\n"
+            "shard = r.run_shard\nr.run_shard = lambda *a: (time.sleep(1), shard(*a))[1]\n"
+            "from peet_fast.cli import main\nsys.exit(main())\n" % str(decoy))
     run = run_driver(tmp_path, tmp_path, ["featurize", "--mo", "mo.txt", "--trg", "trg.txt", "--spacy-model",
-                                          SPACY_MODEL, "--out", "job", "--workers", "2"], code=code)
+                                          SPACY_MODEL, "--out", "job", "--workers", "2", "--shard-rows", "1"],
+                     code=code)
     assert run.returncode == 1, run.stderr[-3000:]
     assert our_lines(run.stderr) == [
         "peet-fast featurize: error: a Ray worker failed: ImportError: broken peet_fast on the workers"]
