@@ -356,13 +356,8 @@ class _RayStarter(threading.Thread):
         try:
             if not _own_working_directory():
                 raise WorkerError("Ray could not be started in the background")
-            import ray
-
-            t = time.perf_counter()
             with _quiet_off_main_thread():
-                init_ray(self.runner.workers, None)
-            self.runner.ray_start_s = time.perf_counter() - t
-            _LOCAL_INSTANCE[:] = [_node_id(ray)]
+                self.runner._init_ray(own=True)
             with self.lock:
                 if not self.cancelled:
                     self.runner._quiet_output()
@@ -455,17 +450,21 @@ class RayRunner:
             self._starter = _RayStarter(self, args)
             self._starter.start()
         else:
-            import ray
-
-            t = time.perf_counter()
-            init_ray(self.workers, self.address)     # first: the processes it starts keep the real stderr
-            self.ray_start_s = time.perf_counter() - t
-            if own:
-                _LOCAL_INSTANCE[:] = [_node_id(ray)]
+            self._init_ray(own)     # first: the processes it starts keep the real stderr
             self._quiet_output()
             self._create_actors(args)
         if own and self._own is None:
             self._own = WorkerState(spec)
+
+    def _init_ray(self, own: bool) -> None:
+        """init_ray, timed (ray_start_s); own: the instance is this runner's own, recorded as such (_ours)."""
+        t = time.perf_counter()
+        init_ray(self.workers, self.address)
+        self.ray_start_s = time.perf_counter() - t
+        if own:
+            import ray
+
+            _LOCAL_INSTANCE[:] = [_node_id(ray)]
 
     def _quiet_output(self) -> None:
         if self._stderr is None:
@@ -536,7 +535,8 @@ class RayRunner:
             if self._starter is not None:
                 with self._starter.lock:
                     self._starter.cancelled = True
-            _stop_quietly()
+            if "ray" in sys.modules:           # (a one-shard job of the driver's own never imported it)
+                _stop_quietly()
             self._actors = []
             raise
         finally:
