@@ -73,6 +73,12 @@ class Metric:
         """The corpus score of the sentences whose statistics are given (rows of sentence_stats, any subset)."""
         raise NotImplementedError
 
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """One score per sentence, shape (n,), in the corpus score's direction (higher_is_better): what sentence-level
+        meta-evaluation compares. The default is the corpus score of each sentence alone; a metric whose
+        sentence-level figure is defined otherwise (SentM2, PEET's seconds) overrides it."""
+        return np.array([self.corpus_score(stats[i:i + 1]) for i in range(len(stats))], dtype=np.float64)
+
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Corpus scores of resamples: idx has shape (resamples, n) (sentence indices) -> shape (resamples,)."""
         return np.array([self.corpus_score(stats[row]) for row in idx], dtype=np.float64)
