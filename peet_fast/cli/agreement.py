@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_alignment_options,
     add_io_option,
     add_lang_option,
@@ -53,7 +54,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_zh_resources(p, "--lang zh: ")
     add_zh_alignment_options(p, "--lang zh: ")
     add_alignment_options(p)
-    p.add_argument("--summary", metavar="FILE.json",
+    add_output_option(p, "--summary", metavar="FILE.json",
                    help='write {"sets": [{"name", "references": [names], "TP", "FP", "FN", "P", "R", "F"}],\n'
                         '"average_f", "beta", "mode", "sample", "seed"} as JSON')
     add_pipeline_options(p)

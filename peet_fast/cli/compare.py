@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_alignment_options,
     add_io_option,
     add_lang_option,
@@ -96,7 +97,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "(dependent, default), or pooled (independent)")
     p.add_argument("--cleme-weighted", action="store_true",
                    help="--metric cleme: CLEME's length-weighted counts (default: unweighted)")
-    p.add_argument("--summary", metavar="FILE.json",
+    add_output_option(p, "--summary", metavar="FILE.json",
                    help='write {"TP", "FP", "FN", "P", "R", "F0.5", "per_type": {type: {...}}, ...} as JSON '
                         "(per_type at the -cat level, full types by default)")
     add_tokenize_option(p)

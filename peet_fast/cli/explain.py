@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_data_columns,
     add_pipeline_options,
     add_tokenize_option,
@@ -26,7 +27,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL.json", help="a JSON model ('published' for the published model)")
     p.add_argument("--data", metavar="FILE", help=".tsv, .jsonl or .parquet pairs (mo, trg; src for a src-mo-trg "
                                                   "model; time optional)")
-    p.add_argument("--json", metavar="FILE.json", help="also write the ranked terms as JSON")
+    add_output_option(p, "--json", metavar="FILE.json", help="also write the ranked terms as JSON")
     add_data_columns(p)
     add_tokenize_option(p)
     add_pipeline_options(p)

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_io_option,
     add_pipeline_options,
     add_system_inputs,
@@ -54,7 +55,7 @@ def add_rank_inputs(p) -> None:
 def rank_inputs(args) -> list:
     """Every file a rank/report command line reads (outputs must not be one of them)."""
     _, paths = hyp_systems(args)
-    return [*paths, *args.ref, args.human, *resource_inputs(args)]
+    return [*paths, *args.ref, args.src, args.human, *resource_inputs(args)]
 
 
 def ranking_from_args(args):
@@ -237,7 +238,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "resamples for all); a gold M2 as --ref gives the sources and one reference per annotator "
                     "(docs/rank-metrics.md).")
     add_rank_inputs(p)
-    p.add_argument("--summary", metavar="FILE.json",
+    add_output_option(p, "--summary", metavar="FILE.json",
                    help='write {"systems": [{"name", "peet", "ci_low", "ci_high", "wer", ..., "metrics": {NAME: '
                         '{"score", "ci_low", "ci_high", "p_next"}}}], "correlation": {"peet": {"spearman", '
                         '"pearson"}, "wer": {...}, NAME: {...}} or null, ...} as JSON')
