@@ -61,8 +61,8 @@ def rank_inputs(args) -> list:
 def ranking_from_args(args):
     """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
     PEET is not among the metrics)."""
-    from peet_fast.model import load_model
-    from peet_fast.rank import check_metric_inputs, metric_objects, rank_systems, read_human_csv
+    from peet_fast.peet.model import load_model
+    from peet_fast.evaluation.rank import check_metric_inputs, metric_objects, rank_systems, read_human_csv
 
     names, paths = hyp_systems(args)
     if args.bootstrap < 1:

@@ -32,8 +32,8 @@ from peet_fast.jobs.shards import (
 )
 from peet_fast.jobs.sizing import piece_rows
 from peet_fast.jobs.sources import Source, text_source
-from peet_fast.model import Model, check_source_mode
-from peet_fast.scoring import (
+from peet_fast.peet.model import Model, check_source_mode
+from peet_fast.peet.scoring import (
     SystemScore,
     score_systems,
     sentence_schema,

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conftest import FIXTURES, SPACY_MODEL
-from peet_fast import rank as rk
+from peet_fast.evaluation import rank as rk
 from peet_fast.cli import main
 from peet_fast.io import InputError
 from peet_fast.metrics import stats as ms

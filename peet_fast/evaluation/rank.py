@@ -120,7 +120,7 @@ class RankedSystem:
     p_next: float | None        # paired p-value against the next system in the ranking (None for the last)
     human: float | None
     words: int = 0                                  # total MO words
-    seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.scoring)
+    seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.peet.scoring)
     mean_seconds_per_word: float = float("nan")     # mean over sentences with MO words of seconds / MO words
     metrics: dict = field(default_factory=dict)     # metric name -> MetricScore (every ranked metric)
 
@@ -234,7 +234,7 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
     import time
 
     from peet_fast.metrics.wer import sentence_wer
-    from peet_fast.scoring import system_names, system_score
+    from peet_fast.peet.scoring import system_names, system_score
 
     objs = metric_objects(metrics)
     if callable(annotator) and not hasattr(annotator, "annotate_pairs"):
@@ -268,7 +268,7 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
         scores = [system_score(names[s], f, [seconds[s]], [features["NumWordsS"][s]], n)
                   for s, f in enumerate(hyp_files)]
     else:
-        from peet_fast.scoring import SystemScore
+        from peet_fast.peet.scoring import SystemScore
 
         scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
     t0 = time.perf_counter()
@@ -292,7 +292,7 @@ def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str
              seed: int, human: Mapping[str, float] | None, order: Callable) -> Ranking:
     """The PEET Ranking from per-system scores (input order) and per-sentence arrays (same order); `order` sorts
     scores into rank order (scoring.rank)."""
-    from peet_fast.metrics.peet import PEET
+    from peet_fast.peet.metric import PEET
 
     ranked = order(scores)
     pos = [next(k for k, s in enumerate(scores) if s is r) for r in ranked]

@@ -21,7 +21,7 @@ import numpy as np
 
 from peet_fast.en.features import feature_names, featurize
 from peet_fast.io import InputError
-from peet_fast.model import Model, check_source_mode
+from peet_fast.peet.model import Model, check_source_mode
 
 DEFAULT_CHUNK = 2048
 
@@ -214,7 +214,7 @@ def sentence_schema(model: Model, contributions: bool = False, edits: bool = Fal
         fields += [pa.field(f"contrib:{name}", pa.float64()) for name in model.features]
     if edits:
         fields += [pa.field("edits", pa.list_(pa.string()))]
-    return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.model": model.name})
+    return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.peet.model": model.name})
 
 
 def sentence_table(model: Model, names: Sequence[str], ch: Chunk, contributions: bool = False):
