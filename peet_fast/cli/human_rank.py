@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from peet_fast.cli._outputs import add_output_option
 from peet_fast.io import check_output, shown, write_json
 
 
@@ -44,7 +45,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--src-base", type=int, choices=[0, 1], default=None,
                    help="src-id counts lines from 1 (SEEDA's release) or 0 (GJG15's, Appraise's); default: 1 where "
                         "every ranking item's doc-id is INPUT (as in SEEDA's release), else 0")
-    p.add_argument("--summary", metavar="FILE.json",
+    add_output_option(p, "--summary", metavar="FILE.json",
                    help='write {"method", "systems": {NAME: {"score", "rank_range", "cluster", "sd"}}, ...} as JSON')
     return p
 
