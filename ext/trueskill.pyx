@@ -174,8 +174,9 @@ def gjg15_runs(const int64_t[:, :, ::1] counts, const int64_t[:, ::1] pair_index
     by (variance, name) picks it: systems are given in name order) meets one drawn with probability proportional to
     exp(-|mu_a - mu_k|) among those it was compared with; the outcome is one of that pair's judgments drawn uniformly
     (random.choice); the match is rated as trueskill.rate does. A system compared with nobody in a run does not play
-    (TS.py would loop for ever). Random numbers: xoshiro256**, run r seeded from (seed, r), so a run is the same
-    whatever the number of runs."""
+    (TS.py would loop for ever). The weights are products of exp(mu) and exp(-mu) kept per system (4 exp a match
+    instead of one per candidate; equal to TS.py's 1/exp(|mu_a - mu_k|) to rounding). Random numbers: xoshiro256**,
+    run r seeded from (seed, r), so a run is the same whatever the number of runs."""
     cdef Py_ssize_t runs = n_matches.shape[0], n = pair_index.shape[0], P = counts.shape[1]
     if counts.shape[0] not in (1, runs) or counts.shape[2] != 3 or pair_index.shape[1] != n:
         raise ValueError("counts must be (1 or runs, pairs, 3) and pair_index (systems, systems)")
@@ -187,14 +188,13 @@ def gjg15_runs(const int64_t[:, :, ::1] counts, const int64_t[:, ::1] pair_index
     cdef double[::1] weight = np.empty(n, dtype=np.float64)
     cdef double[::1] up = np.empty(n, dtype=np.float64)          # exp(mu_k)
     cdef double[::1] down = np.empty(n, dtype=np.float64)        # exp(-mu_k)
-    cdef int64_t[::1] cand = np.empty(n, dtype=np.int64)
     cdef int64_t[:, ::1] opponents = np.empty((n, n), dtype=np.int64)   # per system, those it was compared with
     cdef int64_t[::1] n_opp = np.empty(n, dtype=np.int64)
     cdef int64_t[::1] judged = np.empty(P, dtype=np.int64)              # judgments per pair in this run
     cdef uint64_t state[4]
     cdef uint64_t sm
     cdef Py_ssize_t r, i, j, k, a, b, p, nc, row
-    cdef int64_t m, total, pick, c0, c1
+    cdef int64_t m, pick, c0, c1
     cdef double best, acc, target, beta2, tau2 = tau * tau, mu_a, up_a, down_a
     cdef double* mu
     cdef double* s2
