@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from peet_fast.io import InputError, no_lines
+from peet_fast.io import InputError, no_lines, read_stdin
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def run(args) -> int:
     for path in args.hypothesis:
         if path == "-":
             if stdin_data is None:
-                stdin_data = sys.stdin.buffer.read()
+                stdin_data = read_stdin("<stdin>", refuse_nul=True, cr_ends_line=False)
             lines = G.read_gleu_lines("<stdin>", stdin_data)
         else:
             lines = G.read_gleu_lines(path)

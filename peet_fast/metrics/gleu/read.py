@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from peet_fast.io import InputError, read_bytes
+from peet_fast.io import InputError, read_bounded, without_bom
 
 
 def split_lines(data: bytes) -> list[bytes]:
@@ -18,11 +18,9 @@ def split_lines(data: bytes) -> list[bytes]:
 def read_gleu_lines(path: str, data: bytes | None = None) -> list[bytes]:
     """A file's lines as bytes, split at ``\\n`` only, as compute_gleu reads them; a UTF-8 byte order mark at its
     start is dropped. InputError naming the file (and line) for a missing/unreadable file, a NUL byte, invalid
-    UTF-8. data: the bytes already read (e.g. standard input), path then only names them."""
-    if data is None:
-        data = read_bytes(path)
-    else:
-        data = data[3:] if data.startswith(b"\xef\xbb\xbf") else data
+    UTF-8, through the bounded reader (a line over MAX_LINE_READ, a file over MAX_FILE_READ). data: the bytes
+    already read (standard input: peet_fast.io.read_stdin), path then only names them."""
+    data = without_bom(read_bounded(path, refuse_nul=True, cr_ends_line=False) if data is None else data)
     nul = data.find(b"\x00")
     if nul >= 0:
         raise InputError(path, "contains a NUL byte (binary file?)", data.count(b"\n", 0, nul) + 1)

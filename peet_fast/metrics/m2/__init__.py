@@ -20,7 +20,7 @@ The package, along its seams: py2 (Python 2's strings, repr/str and dict order, 
 (reading the gold M2 and the system output), search (the lattice and the edit sequence of one sentence, edit
 matching), score (the annotator choice, corpus figures and -v report, m2score and the registry's metric). Every
 name is re-exported here (``from peet_fast.metrics.m2 import score_corpus``); the limits of the lattice search
-(MAX_VERTICES, MAX_WORK) are read where they live, peet_fast.metrics.m2.search."""
+(MAX_VERTICES, MAX_WORK, MAX_CELLS) are read where they live, peet_fast.metrics.m2.search."""
 from __future__ import annotations
 
 from peet_fast.metrics.m2.py2 import (
@@ -48,8 +48,10 @@ from peet_fast.metrics.m2.gold import (
     read_system,
 )
 from peet_fast.metrics.m2.search import (
+    MAX_CELLS,
     MAX_VERTICES,
     MAX_WORK,
+    LatticeTooLarge,
     _match_edit,
     _match_seq,
     _Sentence,

@@ -4,12 +4,11 @@ order), from a file, from M2 text or from peet_fast.formats.m2 blocks; what the 
 InputError naming the file and line."""
 from __future__ import annotations
 
-import gzip
 import os
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from peet_fast.io import InputError, open_input
+from peet_fast.io import InputError, read_bounded
 from peet_fast.metrics.m2.py2 import EMPTY, _joined, _split, _strip, py2_dict_order
 
 
@@ -31,19 +30,11 @@ def _decode(data: bytes, path: str, what: str) -> str:
 
 
 def read_file_bytes(path: str) -> bytes:
-    """A file's bytes (gzip-decompressed when its name ends in .gz, as the official's smart_open)."""
+    """A file's bytes (gzip-decompressed as it is read when its name ends in .gz, as the official's smart_open),
+    through the bounded reader: a NUL byte, a line over MAX_LINE_READ or a file over MAX_FILE_READ (once
+    decompressed) is refused naming the file and line (lines end at ``\\n``, as the official reads them)."""
     path = os.fspath(path)
-    with open_input(path) as fh:
-        try:
-            data = fh.read()
-        except OSError as exc:
-            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-    if path.endswith(".gz"):
-        try:
-            data = gzip.decompress(data)
-        except (OSError, EOFError) as exc:
-            raise InputError(path, f"not a valid gzip file ({exc})") from None
-    return data
+    return read_bounded(path, refuse_nul=True, gz=path.endswith(".gz"), cr_ends_line=False)
 
 
 def read_gold(path: str) -> Gold:

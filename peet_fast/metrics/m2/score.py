@@ -13,7 +13,7 @@ from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
 from peet_fast.metrics.m2.gold import Gold, gold_from_blocks, gold_from_text_or_path, read_gold
 from peet_fast.metrics.m2.py2 import _strip, py2_repr, py2_str
-from peet_fast.metrics.m2.search import _match_seq, _Sentence, _shrink, _ws_case_only
+from peet_fast.metrics.m2.search import LatticeTooLarge, _match_seq, _Sentence, _shrink, _ws_case_only
 
 
 def comp_p(a: float, b: float) -> float:
@@ -73,7 +73,10 @@ def score_corpus(candidates: Sequence[str], gold: Gold, max_unchanged_words: int
     chosen_ids = []
     out = verbose
     for i, (candidate, source, golds_set) in enumerate(zip(candidates, gold.sources, gold.edits), 1):
-        sentence = _Sentence(candidate, source, max_unchanged_words)
+        try:
+            sentence = _Sentence(candidate, source, max_unchanged_words)
+        except LatticeTooLarge as exc:
+            raise InputError(system_path, str(exc), i) from None
         chosen = -1
         f_max = -1.0
         max_correct = -1.0

@@ -60,6 +60,14 @@ def _ws_case_only(a: str, b: str) -> bool:
 # this: its Floyd-Warshall and Bellman-Ford loops cost about that many dict operations) use the bounded search
 MAX_VERTICES = 2000
 MAX_WORK = 300_000_000
+# The lattice of a source of n tokens and a hypothesis of m holds (n + 1)(m + 1) cells (12 bytes each, before its
+# vertices and arcs): a sentence over this (16.8 million cells, 200 MB; a 4,000-token sentence against itself) is
+# refused before anything is allocated
+MAX_CELLS = 1 << 24
+
+
+class LatticeTooLarge(ValueError):
+    """A sentence whose lattice would be over MAX_CELLS cells (the message says how large)."""
 
 
 class _Sentence:
@@ -70,6 +78,11 @@ class _Sentence:
 
         self.src = _split(source)
         self.hyp = _split(candidate)
+        cells = (len(self.src) + 1) * (len(self.hyp) + 1)
+        if cells > MAX_CELLS:
+            raise LatticeTooLarge(f"{len(self.src):,} source tokens and {len(self.hyp):,} hypothesis tokens: a "
+                                  f"lattice of {cells:,} cells, over the {MAX_CELLS:,} this scorer holds (the official "
+                                  "would need hours and gigabytes)")
         vocab: dict[str, int] = {}
         src_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in self.src), dtype=np.int32,
                               count=len(self.src))
