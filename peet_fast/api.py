@@ -289,8 +289,8 @@ def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[
                   for name, h in systems.items()})
     _aligned(named)
     prepared = G.References(G.tokens_of(sources), [G.tokens_of(r) for r in refs])
-    picks = G.draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
-    selection = G.selection_matrix(picks, prepared.n_refs)
+    picks = G.held_draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
+    selection = None if picks is None else G.selection_matrix(picks, prepared.n_refs)
     results = {name: G.score_system(prepared, G.tokens_of(h), n, iterations, picks=picks, selection=selection)
                for name, h in systems.items()}
     return results if isinstance(hypotheses, Mapping) else results["hypotheses"]

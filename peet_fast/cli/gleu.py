@@ -62,8 +62,8 @@ def run(args) -> int:
     if not sources:
         raise no_lines([p for p, _ in counts])
     prepared = G.References(sources, refs)
-    picks = G.draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))
-    selection = G.selection_matrix(picks, len(refs))
+    picks = G.held_draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))   # None: too many
+    selection = None if picks is None else G.selection_matrix(picks, len(refs))
     out = []
     for path, hyp in zip(args.hypothesis, hyps):
         result = G.score_system(prepared, hyp, args.n, args.iter, picks=picks, selection=selection,

@@ -45,7 +45,7 @@ def add_rank_inputs(p) -> None:
                         "in one notice); without it such rows are an error listing them all")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="B",
                    help="paired bootstrap resamples of the sentences for the confidence intervals and p-values "
-                        "(default 1000)")
+                        "(default 1000, at most 100,000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0): same seed, same "
                                                                     "intervals and p-values")
     add_tokenize_option(p)
@@ -63,10 +63,14 @@ def ranking_from_args(args):
     PEET is not among the metrics)."""
     from peet_fast.peet.model import load_model
     from peet_fast.evaluation.rank import check_metric_inputs, metric_objects, rank_systems, read_human_csv
+    from peet_fast.metrics.stats import MAX_RESAMPLES
 
     names, paths = hyp_systems(args)
     if args.bootstrap < 1:
         raise InputError("--bootstrap", "must be at least 1")
+    if args.bootstrap > MAX_RESAMPLES:
+        raise InputError("--bootstrap", f"at most {MAX_RESAMPLES:,} resamples (each one's figures are kept), not "
+                                        f"{args.bootstrap:,}")
     if args.seed < 0:
         raise InputError("--seed", "must be a non-negative integer")
     try:

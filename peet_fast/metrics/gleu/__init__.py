@@ -25,11 +25,13 @@ What the official does, and what this module reproduces:
 
 Differences, on purpose: files whose line counts differ are refused (the official crashes, or silently scores a
 shorter hypothesis file's first lines); a UTF-8 byte order mark at a file's start is dropped (the official makes it
-part of the first token); invalid UTF-8 and NUL bytes are refused; ``-n`` and ``--iter`` must be at least 1.
+part of the first token); invalid UTF-8 and NUL bytes are refused; ``-n`` and ``--iter`` must be at least 1, and
+``--iter`` at most MAX_ITERATIONS (1,000,000), whose draws are made and summed in chunks of DRAW_CELLS cells (memory
+that does not grow with the iterations).
 
 The package, along its seams: read (the files as compute_gleu reads them), ngrams (References: the n-gram
-statistics of every sentence and reference), draws (the reference draws of the iterations), score (the figures, one
-system's result), metric (GleuMetric, the registry's interface). Every name is re-exported here."""
+statistics of every sentence and reference), reference_draws (the reference draws of the iterations), score (the
+figures, one system's result), metric (GleuMetric, the registry's interface). Every name is re-exported here."""
 from __future__ import annotations
 
 from peet_fast.metrics.gleu.read import (
@@ -44,9 +46,13 @@ from peet_fast.metrics.gleu.ngrams import (
     pair_stats,
     References,
 )
-from peet_fast.metrics.gleu.draws import (
+from peet_fast.metrics.gleu.reference_draws import (
+    DRAW_CELLS,
     SEED_STEP,
+    chunk_iterations,
+    draw_chunks,
     draws,
+    held_draws,
     iteration_sums,
     iterations_for,
     python2_randint_stream,
@@ -54,6 +60,7 @@ from peet_fast.metrics.gleu.draws import (
     selection_matrix,
 )
 from peet_fast.metrics.gleu.score import (
+    MAX_ITERATIONS,
     Z_HIGH,
     Z_LOW,
     check_options,
@@ -67,6 +74,7 @@ from peet_fast.metrics.gleu.score import (
     summary,
 )
 from peet_fast.metrics.gleu.metric import (
+    MAX_STATS_CELLS,
     _gleu_array,
     GleuMetric,
 )

@@ -8,7 +8,7 @@ import numpy as np
 
 from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
-from peet_fast.metrics.gleu.draws import draws, iterations_for
+from peet_fast.metrics.gleu.reference_draws import draws, iterations_for
 from peet_fast.metrics.gleu.ngrams import K, ORDER, References
 from peet_fast.metrics.gleu.read import tokens_of
 from peet_fast.metrics.gleu.score import check_options, corpus_values, kept_columns, summary
@@ -25,6 +25,11 @@ def _gleu_array(sums: np.ndarray, n: int) -> np.ndarray:
             log_prec = log_prec + np.log(s[..., k] / s[..., k + 1])
         value = np.exp(np.minimum(0.0, 1.0 - s[..., 1] / s[..., 0]) + log_prec / 4)
     return np.where(zero, 0.0, value)
+
+
+# (sentence, iteration) cells of one system's per-sentence statistics (10 int16 each): 20 MB at CoNLL-14's 1,312
+# sentences and 500 iterations, 640 MB at this bound
+MAX_STATS_CELLS = 1 << 25
 
 
 @register
@@ -54,6 +59,11 @@ class GleuMetric(Metric):
         if len(counts) > 1:
             raise InputError("gleu", f"hypotheses ({len(hyp)}), sources ({len(data.sources)}) and references "
                                      f"({', '.join(str(len(r)) for r in data.references)}) differ in length")
+        iters = iterations_for(len(data.references), self.iterations)
+        if len(hyp) * iters > MAX_STATS_CELLS:
+            raise InputError("gleu", f"{iters:,} iterations x {len(hyp):,} sentences: per-sentence statistics of "
+                                     f"{len(hyp) * iters * K:,} numbers, over the {MAX_STATS_CELLS * K:,} this metric "
+                                     "holds per system; use fewer iterations (peet-fast gleu itself has no such bound)")
         refs, picks = self._prepared(data)
         pairs = refs.pair_stats(tokens_of(hyp))
         dtype = np.int16 if pairs.size == 0 or pairs.max() <= np.iinfo(np.int16).max else np.int32

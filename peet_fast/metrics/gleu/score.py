@@ -9,7 +9,7 @@ from typing import Sequence
 import numpy as np
 
 from peet_fast.io import InputError
-from peet_fast.metrics.gleu.draws import draws, iteration_sums, iterations_for
+from peet_fast.metrics.gleu.reference_draws import draw_chunks, held_draws, iteration_sums, iterations_for
 from peet_fast.metrics.gleu.ngrams import K, ORDER, References
 
 
@@ -76,7 +76,7 @@ class GleuResult:
     iterations: np.ndarray
     sentences: np.ndarray = field(repr=False)
     pairs: np.ndarray = field(repr=False)
-    picks: np.ndarray = field(repr=False)
+    picks: np.ndarray | None = field(repr=False)
 
     def lines(self, name: str, debug: bool = False) -> list[str]:
         """What compute_gleu prints for this hypothesis file (name: the file's base name): 'name score', or with
@@ -98,24 +98,39 @@ def sentence_summaries(pairs: np.ndarray) -> np.ndarray:
     return out
 
 
+# the most iterations (--iter): each one's corpus GLEU is kept (8 bytes) and costs a reseeding of MT19937 and one
+# draw per sentence (over a minute per million on CoNLL-14's 1,312 sentences); the official's default is 500
+MAX_ITERATIONS = 1_000_000
+
+
 def check_options(n: int, iterations: int) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
         raise InputError("-n", f"the n-gram order must be an integer of at least 1, not {n!r}")
     if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
         raise InputError("--iter", f"the number of iterations must be an integer of at least 1, not {iterations!r}")
+    if iterations > MAX_ITERATIONS:
+        raise InputError("--iter", f"at most {MAX_ITERATIONS:,} iterations (the official's default is 500), not "
+                                   f"{iterations:,}")
 
 
 def score_system(references: References, hypotheses: Sequence[Sequence[bytes]], n: int = ORDER,
                  iterations: int = 500, picks: np.ndarray | None = None, sentences: bool = True,
                  selection: np.ndarray | None = None) -> GleuResult:
-    """GLEU of one system (tokenised, as many sentences as the references). picks: the draws (from draws();
-    computed when None); selection: selection_matrix(picks), when already made; sentences: compute the
-    sentence-level figures (-d)."""
+    """GLEU of one system (tokenised, as many sentences as the references). picks: the draws (from draws() or
+    held_draws(); when None, drawn here: at once where they fit in one chunk, else chunk by chunk, in memory that
+    does not grow with the iterations, and then not kept: .picks is None); selection: selection_matrix(picks),
+    when already made; sentences: compute the sentence-level figures (-d)."""
     check_options(n, iterations)
     pairs = references.pair_stats(hypotheses)
+    iters = iterations_for(references.n_refs, iterations)
     if picks is None:
-        picks = draws(references.n, references.n_refs, iterations_for(references.n_refs, iterations))
-    values = corpus_values(iteration_sums(pairs, picks, selection), n)
+        picks = held_draws(references.n, references.n_refs, iters)
+    if picks is not None:
+        values = corpus_values(iteration_sums(pairs, picks, selection), n)
+    else:
+        values = np.empty(iters, dtype=np.float64)
+        for lo, hi, part in draw_chunks(references.n, references.n_refs, iters):
+            values[lo:hi] = corpus_values(iteration_sums(pairs, part), n)
     mean, std, low, high = summary(values)
     sent = sentence_summaries(pairs) if sentences else np.empty((0, 4))
     return GleuResult(mean, std, low, high, values, sent, pairs, picks)

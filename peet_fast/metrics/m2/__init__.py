@@ -61,6 +61,7 @@ from peet_fast.metrics.m2.search import (
 from peet_fast.metrics.m2.score import (
     M2Metric,
     M2Result,
+    check_options,
     comp_f,
     comp_p,
     final_prf,

@@ -3,6 +3,7 @@ corpus F, the corpus precision, recall and F_beta, the -v report's lines and the
 API) and the registry's M2 metric."""
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -29,6 +30,16 @@ def comp_f(c: float, e: float, g: float, b: float) -> float:
         return (1 + b * b) * c / (b * b * g + e)
     except ZeroDivisionError:
         return 1.0 if c == 0.0 else 0.0
+
+
+def check_options(beta, max_unchanged_words, names: tuple[str, str] = ("beta", "max_unchanged_words")) -> None:
+    """Refuse (InputError naming the option) a beta that is not a finite number of at least 0 (F_0 is the
+    precision) and a max_unchanged_words that is not an integer of at least 0 (a value past a sentence's length is
+    that length: no edit holds more unchanged tokens than the source has)."""
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta < 0:
+        raise InputError(names[0], f"the F-measure's beta must be a finite number of at least 0, not {beta!r}")
+    if isinstance(max_unchanged_words, bool) or not isinstance(max_unchanged_words, int) or max_unchanged_words < 0:
+        raise InputError(names[1], f"must be an integer of at least 0, not {max_unchanged_words!r}")
 
 
 def final_prf(correct: float, proposed: float, gold: float, beta: float) -> tuple[float, float, float]:
@@ -146,6 +157,7 @@ def m2score(hyp_lines: Sequence[str], gold: str | os.PathLike, beta: float = 0.5
     itself: a string holding a newline)."""
     if isinstance(hyp_lines, str) or not all(isinstance(s, str) for s in hyp_lines):
         raise InputError("hyp_lines", "must be a list of strings (one sentence each)")
+    check_options(beta, max_unchanged_words)
     g = gold_from_text_or_path(gold)
     return score_corpus([_strip(h) for h in hyp_lines], g, max_unchanged_words, beta, ignore_whitespace_casing,
                         system_path="hyp_lines")
@@ -161,6 +173,7 @@ class M2Metric(Metric):
     needs_gold = True
 
     def __init__(self, beta: float = 0.5, max_unchanged_words: int = 2, ignore_whitespace_casing: bool = False):
+        check_options(beta, max_unchanged_words)
         self.beta = float(beta)
         self.max_unchanged_words = int(max_unchanged_words)
         self.ignore_whitespace_casing = bool(ignore_whitespace_casing)

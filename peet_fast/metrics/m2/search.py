@@ -89,7 +89,8 @@ class _Sentence:
         hyp_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in self.hyp), dtype=np.int32,
                               count=len(self.hyp))
         self.vocab = vocab
-        self.lattice = Lattice(src_ids, hyp_ids, max_unchanged_words, MAX_VERTICES, MAX_WORK)
+        # no edit holds more unchanged tokens than the source has: a larger bound is that one (and fits a C int)
+        self.lattice = Lattice(src_ids, hyp_ids, min(max_unchanged_words, len(self.src)), MAX_VERTICES, MAX_WORK)
 
     def edit_seq(self, gold: list) -> list:
         """The official editSeq (from the end of the sentence backwards) against one annotator's gold edits."""

@@ -6,6 +6,9 @@ import numpy as np
 
 
 SEED_STEP = 101                # iteration j seeds Python 2's random with j * 101
+# (iteration, sentence, reference) cells of draws held at once: more iterations than fit are drawn and summed in
+# chunks of DRAW_CELLS // (sentences x references) iterations (the 0/1 selection matrix of a chunk: 8 MB)
+DRAW_CELLS = 1 << 20
 
 
 def seed_key(seed: int) -> list[int]:
@@ -31,12 +34,36 @@ def python2_randint_stream(seed: int, high: int, count: int, state: np.random.Ra
 
 def draws(n: int, n_refs: int, iterations: int) -> np.ndarray:
     """(iterations, n) reference indices: row j is iteration j's draw for each sentence (compute_gleu's
-    ``indices``)."""
+    ``indices``). All of them at once: draw_chunks for many iterations."""
     out = np.empty((iterations, n), dtype=np.int64)
     state = np.random.RandomState(0)
     for j in range(iterations):
         out[j] = python2_randint_stream(j * SEED_STEP, n_refs - 1, n, state)
     return out
+
+
+def chunk_iterations(n: int, n_refs: int) -> int:
+    """How many iterations' draws make one chunk (DRAW_CELLS cells, at least one iteration)."""
+    return max(1, DRAW_CELLS // max(1, n * n_refs))
+
+
+def draw_chunks(n: int, n_refs: int, iterations: int):
+    """The rows of draws(n, n_refs, iterations) in chunks of chunk_iterations(n, n_refs): yields (lo, hi, rows lo
+    to hi - 1), so that memory does not grow with the number of iterations."""
+    state = np.random.RandomState(0)
+    step = chunk_iterations(n, n_refs)
+    for lo in range(0, iterations, step):
+        hi = min(iterations, lo + step)
+        out = np.empty((hi - lo, n), dtype=np.int64)
+        for j in range(lo, hi):
+            out[j - lo] = python2_randint_stream(j * SEED_STEP, n_refs - 1, n, state)
+        yield lo, hi, out
+
+
+def held_draws(n: int, n_refs: int, iterations: int) -> np.ndarray | None:
+    """draws(n, n_refs, iterations) where they fit in one chunk (to share among systems), else None (each system
+    then draws them chunk by chunk)."""
+    return draws(n, n_refs, iterations) if iterations <= chunk_iterations(n, n_refs) else None
 
 
 def iterations_for(n_refs: int, iterations: int) -> int:
