@@ -12,7 +12,7 @@ import numpy as np
 
 from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
-from peet_fast.metrics.m2.gold import Gold, gold_from_blocks, gold_from_text_or_path, read_gold
+from peet_fast.metrics.m2.gold import Gold, gold_from_blocks, gold_from_text_or_path, parse_gold, read_gold
 from peet_fast.metrics.m2.py2 import _strip, py2_repr, py2_str
 from peet_fast.metrics.m2.search import LatticeTooLarge, _match_seq, _Sentence, _shrink, _ws_case_only
 
@@ -166,7 +166,9 @@ def m2score(hyp_lines: Sequence[str], gold: str | os.PathLike, beta: float = 0.5
 @register
 class M2Metric(Metric):
     """M2 F_beta (the official's figure); per-sentence statistics: the chosen annotator's (tp, fp, fn) as the
-    official chooses it over the whole corpus in order (so a subset's figure sums those)."""
+    official chooses it over the whole corpus in order (so a subset's figure sums those). The gold is read as the
+    official reads it from the EvalSet's options["gold_text"] (M2 text) or gold_path, else rebuilt from its
+    strict-reader blocks."""
     name = "m2"
     title = "M2 F0.5"
     higher_is_better = True
@@ -181,6 +183,12 @@ class M2Metric(Metric):
         self._gold_cache: dict = {}
 
     def _gold(self, data: EvalSet) -> Gold:
+        text = data.options.get("gold_text")            # the M2 text itself (peet_fast.evaluate(gold=TEXT))
+        if text is not None:
+            key = ("text", text)
+            if key not in self._gold_cache:
+                self._gold_cache[key] = parse_gold(text, "<gold>")
+            return self._gold_cache[key]
         if data.gold_path:
             key = os.path.abspath(data.gold_path)
             if key not in self._gold_cache:
