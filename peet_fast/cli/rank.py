@@ -59,8 +59,8 @@ def rank_inputs(args) -> list:
 
 
 def ranking_from_args(args):
-    """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
-    PEET is not among the metrics)."""
+    """The Ranking for a `rank`/`report` command line (inputs validated first), the PEET model (None when PEET is
+    not among the metrics) and the references as the model line names them (references_label)."""
     from peet_fast.peet.model import load_model
     from peet_fast.evaluation.rank import check_metric_inputs, metric_objects, rank_systems, read_human_csv
     from peet_fast.metrics.stats import MAX_RESAMPLES
@@ -103,7 +103,15 @@ def ranking_from_args(args):
         ranking = rank_systems(annotator, model, paths, hyps, refs, args.bootstrap, args.seed, human,
                                on_chunk=lambda ch: progress(ch.stop), names=names, metrics=metrics,
                                sources=sources, gold=data.gold, gold_path=data.gold_path)
-    return ranking, model
+    return ranking, model, references_label(len(refs), data.gold_path)
+
+
+def references_label(count: int, gold_path: str | None) -> str:
+    """The references of a ranking as its model line names them: their number, and for a gold M2 that they are its
+    annotators (every annotator's corrected sentences are one reference set)."""
+    if gold_path is None:
+        return str(count)
+    return f"{count} (the annotator{'s' if count != 1 else ''} of {shown(gold_path)})"
 
 
 class RankInputs:
@@ -145,7 +153,7 @@ def eval_inputs(args, paths) -> RankInputs:
     return RankInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
 
 
-def print_ranking(ranking, model, references: int) -> None:
+def print_ranking(ranking, model, references: int | str) -> None:
     if ranking.metric_names != ["peet"]:
         print_metrics(ranking)
         if model is not None:
@@ -251,10 +259,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     check_output(args.summary, rank_inputs(args))
-    ranking, model = ranking_from_args(args)
+    ranking, model, references = ranking_from_args(args)
     if args.summary:
         summary = {"model": None if model is None else model_summary(model, args),
                    "references": list(args.ref), "src": args.src, "human": args.human, **ranking.summary()}
         write_json(args.summary, summary)
-    print_ranking(ranking, model, len(args.ref))
+    print_ranking(ranking, model, references)
     return 0
