@@ -28,3 +28,21 @@ def test_rank_and_report_count_the_annotators_of_a_gold_m2_as_references(tmp_pat
     assert f"references: 2 (the annotators of {gold})" in err, err
     assert main([command, "--hyp", a, b, "--ref", a, b, "--src", b, "--bootstrap", "20", *out]) == 0
     assert "; references: 2\n" in capsys.readouterr().err
+
+
+def test_m2_refuses_m2_files_given_as_text(tmp_path, capsys):
+    """`m2 -orig amu.m2 -cor amu.m2` wrote one block per M2 line; an M2 file (recognised by its content, whatever
+    its name) given as -orig or -cor is refused in one line, and nothing is written."""
+    gold = tmp_path / "amu.m2"
+    gold.write_text(GOLD, encoding="utf-8")
+    renamed = tmp_path / "amu.txt"
+    renamed.write_text(GOLD, encoding="utf-8")
+    text = _write(tmp_path / "t.txt", ["I has a apple .", "She go home ."])
+    for orig, cor, bad in ((gold, gold, gold), (text, renamed, renamed)):
+        out = tmp_path / "out.m2"
+        assert main(["m2", "-orig", str(orig), "-cor", str(cor), "-out", str(out)]) == 2
+        err = capsys.readouterr().err
+        assert err.strip().splitlines() == [f"peet-fast m2: error: {bad}: is an M2 file ('S' and 'A' lines), not "
+                                            f"text: {'-orig' if bad == orig else '-cor'} takes one sentence per line "
+                                            "(for M2 files, use compare or m2scorer)"]
+        assert not out.exists()
