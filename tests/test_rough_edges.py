@@ -46,3 +46,30 @@ def test_m2_refuses_m2_files_given_as_text(tmp_path, capsys):
                                             f"text: {'-orig' if bad == orig else '-cor'} takes one sentence per line "
                                             "(for M2 files, use compare or m2scorer)"]
         assert not out.exists()
+
+
+def test_gleu_names_the_file_whose_line_count_differs(tmp_path, capsys):
+    a = _write(tmp_path / "a.txt", ["x y"] * 6)
+    ref = _write(tmp_path / "ref.txt", ["x z"] * 6)
+    short = _write(tmp_path / "short.txt", ["x y"] * 5)
+    assert main(["gleu", "-s", a, "-r", ref, "-o", a, short]) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"peet-fast gleu: error: {short}: the files differ in line count ({a}: 6 lines, {ref}: 6 lines, {a}: 6 lines, "
+        f"{short}: 5 lines)"]
+    assert main(["gleu", "-s", short, "-r", ref, "-o", a]) == 2                     # the source is the odd one
+    assert capsys.readouterr().err.startswith(f"peet-fast gleu: error: {short}: the files differ")
+
+
+def test_parallel_files_name_the_file_whose_line_count_differs(tmp_path, capsys):
+    from peet_fast.io import InputError, read_parallel
+
+    a = _write(tmp_path / "a.txt", ["x"] * 3)
+    b = _write(tmp_path / "b.txt", ["x"] * 3)
+    c = _write(tmp_path / "c.txt", ["x"] * 2)
+    with pytest.raises(InputError, match=rf"^{c}: parallel files differ in line count \({a}: 3 lines, {b}: 3 lines, "
+                                         rf"{c}: 2 lines\)$"):
+        read_parallel([a, b, c])
+    with pytest.raises(InputError, match=rf"^{c}: parallel files differ"):
+        read_parallel([c, a, b])                      # two of three agree: the third is named, wherever it stands
+    with pytest.raises(InputError, match=rf"^{c}: parallel files differ"):
+        read_parallel([a, c])                         # a tie: the first file's count is the one expected

@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from peet_fast.io import InputError, no_lines, read_stdin
+from peet_fast.io import InputError, line_count_error, no_lines, read_stdin
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -56,9 +56,9 @@ def run(args) -> int:
             lines = G.read_gleu_lines(path)
         hyps.append(G.tokens_of(lines))
         counts.append((path, len(lines)))
-    if len({c for _, c in counts}) > 1:
-        detail = ", ".join(f"{p}: {c} lines" for p, c in counts)
-        raise InputError(counts[0][0], f"the files differ in line count ({detail})")
+    mismatch = line_count_error(counts, "the files differ in line count")      # names the file that differs
+    if mismatch is not None:
+        raise mismatch
     if not sources:
         raise no_lines([p for p, _ in counts])
     prepared = G.References(sources, refs)

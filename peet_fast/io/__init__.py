@@ -22,6 +22,7 @@ from peet_fast.io.read import (
     JSONTooDeep,
     json_depth,
     json_loads,
+    line_count_error,
     no_lines,
     open_input,
     read_bounded,

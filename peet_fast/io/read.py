@@ -243,13 +243,26 @@ def read_parallel(paths: Sequence[str | os.PathLike]) -> list[list[str]]:
     """Read several line-aligned files; refuses files whose line counts differ, naming each file and its count, and
     files with no lines (no_lines)."""
     texts = [read_lines(p) for p in paths]
-    counts = {len(t) for t in texts}
-    if len(counts) > 1:
-        detail = ", ".join(f"{os.fspath(p)}: {len(t)} lines" for p, t in zip(paths, texts))
-        raise InputError(os.fspath(paths[0]), f"parallel files differ in line count ({detail})")
-    if counts == {0}:
+    mismatch = line_count_error([(os.fspath(p), len(t)) for p, t in zip(paths, texts)])
+    if mismatch is not None:
+        raise mismatch
+    if all(len(t) == 0 for t in texts):
         raise no_lines(paths)
     return texts
+
+
+def line_count_error(counts: Sequence[tuple[str, int]], message: str = "parallel files differ in line count"
+                     ) -> InputError | None:
+    """The error for line-aligned files whose line counts ((path, count) each) differ, naming the file that
+    differs: the first whose count is not the one most of them have (on a tie, the first file's); None where they
+    agree. The message lists every file's count."""
+    values = [n for _, n in counts]
+    if len(set(values)) <= 1:
+        return None
+    common = max(dict.fromkeys(values), key=values.count)      # most files; on a tie, the first file's count
+    odd = next(path for path, n in counts if n != common)
+    detail = ", ".join(f"{path}: {n} lines" for path, n in counts)
+    return InputError(odd, f"{message} ({detail})")
 
 
 def no_lines(paths: Sequence[str | os.PathLike]) -> InputError:
