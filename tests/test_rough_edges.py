@@ -73,3 +73,18 @@ def test_parallel_files_name_the_file_whose_line_count_differs(tmp_path, capsys)
         read_parallel([c, a, b])                      # two of three agree: the third is named, wherever it stands
     with pytest.raises(InputError, match=rf"^{c}: parallel files differ"):
         read_parallel([a, c])                         # a tie: the first file's count is the one expected
+
+
+def test_unknown_human_systems_give_each_line_once(tmp_path):
+    from peet_fast.evaluation.rank import read_human_csv
+    from peet_fast.io import InputError
+
+    csv = tmp_path / "h.csv"
+    csv.write_text("system,score\na,1\nb,2\nc,3\nINPUT,0\nd,4\nref,9\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        read_human_csv(str(csv), ["a", "b", "c", "d", "x"], ["ref"])
+    assert str(exc.value).startswith(f"{csv}:5: unknown system 'INPUT': not among the ranked systems")
+    csv.write_text("system,score\na,1\nb,2\nc,3\nINPUT,0\nd,4\nref,9\n", encoding="utf-8")
+    with pytest.raises(InputError) as exc:
+        read_human_csv(str(csv), ["a", "b", "c", "d", "x"])
+    assert str(exc.value).startswith(f"{csv}:5: unknown systems 'INPUT', 'ref' (line 7): not among")

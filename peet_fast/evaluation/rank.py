@@ -65,7 +65,8 @@ def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = ()
     except csv.Error as exc:
         raise InputError(path, f"malformed CSV: {exc}", line=rows.line_num) from None
     if unknown and not subset:
-        listed = ", ".join(f"{name!r} (line {line})" for name, line in unknown)
+        # the first one's line is the message's file:line; the others' lines are given with them
+        listed = ", ".join(f"{name!r}" + (f" (line {line})" if k else "") for k, (name, line) in enumerate(unknown))
         raise InputError(path, f"unknown system{'s' if len(unknown) > 1 else ''} {listed}: not among the ranked "
                                f"systems ({', '.join(sorted(systems))}); leave out such rows with --human-subset, or "
                                "name them with --human-ignore", line=unknown[0][1])
