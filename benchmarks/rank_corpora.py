@@ -38,7 +38,7 @@ from peet_fast.io import read_lines  # noqa: E402
 from peet_fast.metrics.stats import correlations  # noqa: E402
 from peet_fast.peet.model import load_model  # noqa: E402
 from peet_fast.evaluation.rank import rank_systems, read_human_scores  # noqa: E402
-from peet_fast.peet.scoring import system_name  # noqa: E402
+from peet_fast.formats.systems import system_name  # noqa: E402
 
 GMEG_SYSTEMS = ["amu", "lstm", "lstm-r", "marian", "nus", "transformer", "source"]
 

@@ -195,8 +195,8 @@ def add_system_inputs(p) -> None:
 
 
 def hyp_systems(args) -> tuple[list[str], list[str]]:
-    """(names, paths) of --hyp [NAME=]FILE ... and --names (scoring.named_systems)."""
-    from peet_fast.peet.scoring import named_systems
+    """(names, paths) of --hyp [NAME=]FILE ... and --names (formats.systems.named_systems)."""
+    from peet_fast.formats.systems import named_systems
 
     return named_systems(args.hyp, args.names)
 

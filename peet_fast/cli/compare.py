@@ -252,7 +252,7 @@ def run_registry(args) -> int:
     hypothesis text against the references (text with --src, or one gold M2 as --ref), as `rank --metric NAME`
     computes it; --summary holds {"metric", "title", "higher_is_better", "score", "sentences", "hyp", "ref",
     "src"}."""
-    from peet_fast.cli.rank import eval_inputs
+    from peet_fast.evaluation.inputs import read_eval_inputs
     from peet_fast.metrics.base import EvalSet, get_metric
     from peet_fast.evaluation.rank import check_metric_inputs
 
@@ -260,7 +260,7 @@ def run_registry(args) -> int:
     if args.src is None and not (len(args.ref) == 1 and _is_m2(args.ref[0])):
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
-    inputs = eval_inputs(args, [args.hyp])
+    inputs = read_eval_inputs([args.hyp], args.ref, args.src)
     box: list = []
 
     def annotator():

@@ -30,9 +30,9 @@ def run(args) -> int:
 
     check_not_input(args.out, rank_inputs(args))
     check_report_dir(args.out)
-    ranking, model, references = ranking_from_args(args)
+    ranking, model = ranking_from_args(args)
     images = write_report(args.out, ranking, model, args.title, args.human)
-    print_ranking(ranking, model, references)
+    print_ranking(ranking, model)
     print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {plural(len(images), 'plot')}",
           file=sys.stderr)
     return 0
