@@ -4,6 +4,7 @@ API) and the registry's M2 metric."""
 from __future__ import annotations
 
 import math
+import numbers
 import os
 from dataclasses import dataclass, field
 from typing import Sequence
@@ -36,9 +37,10 @@ def check_options(beta, max_unchanged_words, names: tuple[str, str] = ("beta", "
     """Refuse (InputError naming the option) a beta that is not a finite number of at least 0 (F_0 is the
     precision) and a max_unchanged_words that is not an integer of at least 0 (a value past a sentence's length is
     that length: no edit holds more unchanged tokens than the source has)."""
-    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta < 0:
+    if isinstance(beta, bool) or not isinstance(beta, numbers.Real) or not math.isfinite(beta) or beta < 0:
         raise InputError(names[0], f"the F-measure's beta must be a finite number of at least 0, not {beta!r}")
-    if isinstance(max_unchanged_words, bool) or not isinstance(max_unchanged_words, int) or max_unchanged_words < 0:
+    if isinstance(max_unchanged_words, bool) or not isinstance(max_unchanged_words, numbers.Integral) or \
+            max_unchanged_words < 0:
         raise InputError(names[1], f"must be an integer of at least 0, not {max_unchanged_words!r}")
 
 
