@@ -273,6 +273,13 @@ class RayRunner:
         finally:
             self.close()
 
+    def driver_takes_next(self, taken: int, handed: int) -> bool:
+        """Whether the driver's own worker takes the next shard now, having taken `taken` shards while the actors
+        were handed `handed`: always. A hook: a subclass may hold the driver back (a test holds it until an actor has
+        a shard, so that what it checks does not depend on how fast Ray starts on a busy machine); meanwhile the
+        driver only serves the actors, and takes shards again once they can no longer come (Ray failed to start)."""
+        return True
+
     def _dispatch(self, shards: Sequence[Shard], out_dir: str, on_done: Callable[[dict], None]) -> None:
         """Each worker gets a shard once it is ready and the next one whenever it finishes one: the driver's own
         worker (where there is one) computes its shards here, and between its parse batches hands the actors theirs;
@@ -291,8 +298,13 @@ class RayRunner:
                     pool.step(block=False)
 
                 own.on_rows = rows
+                taken = 0
                 while todo:
+                    if not self.driver_takes_next(taken, pool.handed) and pool.may_have_actors():
+                        pool.step(block=True)        # held back: the actors meanwhile
+                        continue
                     shard = todo.pop()
+                    taken += 1
                     on_done(run_shard(own, shard, out_dir))
                     pool.step(block=False)
             while pool.busy() or (todo and pool.may_have_actors()):

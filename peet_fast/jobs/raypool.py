@@ -85,6 +85,7 @@ class _ActorPool:
         self.polls: dict = {}            # rows() call -> its actor's position in runner._actors
         self.asked: list[float] = []
         self.joined = False              # Ray is up and the actors' ready() calls are out
+        self.handed = 0                  # shards handed to actors so far
 
     def may_have_actors(self) -> bool:
         return not self.joined or bool(self.waiting)
@@ -137,6 +138,7 @@ class _ActorPool:
             if self.todo:
                 shard = self.todo.pop()
                 self.waiting[actor.shard.remote(shard)] = (actor, shard)
+                self.handed += 1
 
     def _poll(self) -> None:
         """Ask each actor running a shard, and not asked in the last POLL_S seconds, for its rows done."""
