@@ -114,14 +114,60 @@ def unreachable(address: str, timeout: float = 5.0) -> str | None:
     return None
 
 
+def ray_address_file() -> str:
+    """Where `ray start --head` records the address of the cluster it started on this machine (Ray's
+    ray_current_cluster, in its temp directory: RAY_TMPDIR, else TMPDIR, else /tmp; removed by `ray stop`). Only
+    `ray start` writes it: a local instance a program starts for itself with ray.init never does."""
+    try:
+        from ray._common.utils import get_ray_address_file
+
+        return get_ray_address_file(None)
+    except (ImportError, AttributeError):
+        base = os.environ.get("RAY_TMPDIR") or os.environ.get("TMPDIR") or "/tmp"
+        return os.path.join(base, "ray", "ray_current_cluster")
+
+
+def user_cluster() -> tuple[str, str] | None:
+    """(address, where it came from) of the cluster `--ray-address auto` stands for: RAY_ADDRESS where it holds an
+    address (`ray job submit` sets it for the command it runs), else the cluster `ray start` started on this machine
+    (ray_address_file); None where there is neither. Never a local Ray instance that a program started for itself
+    (another peet-fast run's --workers N, a script's ray.init()): Ray's own 'auto' joins any instance it finds
+    running on the machine where no `ray start` cluster is recorded, those included, so 'auto' is resolved here."""
+    env = os.environ.get("RAY_ADDRESS", "").strip()
+    if env and env != "auto":
+        return env, "RAY_ADDRESS"
+    try:
+        with open(ray_address_file(), encoding="utf-8") as fh:
+            recorded = fh.read(4096).strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return (recorded, "the cluster `ray start` started here") if recorded else None
+
+
+NO_USER_CLUSTER = ("--ray-address auto: no Ray cluster was started on this machine (`ray start`) and RAY_ADDRESS is "
+                   "not set (a local Ray instance another run started for itself is never joined); to run on this "
+                   "machine instead, give --workers N without --ray-address")
+_HOST_PORT = re.compile(r"(ray://)?[^\s/:]+:\d+")
+
+
 def init_ray(workers: int, address: str | None) -> None:
+    """Connect this process to Ray: to the cluster at address ('auto': user_cluster's, refused in one line where the
+    user started none), or, for None, to a new local instance of `workers` CPUs (under a watchdog)."""
     import ray
 
     if ray.is_initialized():
         return
-    why = unreachable(address) if address else None
+    requested = given = address
+    if address == "auto":
+        found = user_cluster()
+        if found is None:
+            raise WorkerError(NO_USER_CLUSTER)
+        address, source = found
+        given = f"{address} (--ray-address auto: {source})"
+    # a given address is checked as before; one 'auto' found where it has that form (not a dashboard URL)
+    why = unreachable(address) if address and (given == address or _HOST_PORT.fullmatch(address)) else None
     if why is not None:
-        raise WorkerError(f"cannot reach the Ray cluster at {address}: {why}")
+        raise WorkerError(f"cannot reach the Ray cluster at {given}: {why}")
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
     quiet_auth_notice()
     errors_to_stderr()      # Ray prints the errors pushed to the driver on stdout, where results may be going
@@ -139,10 +185,10 @@ def init_ray(workers: int, address: str | None) -> None:
                     warnings.simplefilter("ignore")
                     ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
             except ConnectionError as exc:
-                raise no_cluster(address, exc) from None
+                raise no_cluster(requested, exc) from None
             except Exception as exc:      # noqa: BLE001 -- Ray raises several types: one line naming the address
                 lines = [ln.strip() for ln in ANSI.sub("", str(exc)).splitlines() if ln.strip()]
-                raise WorkerError(f"cannot join the Ray cluster at {address}: "
+                raise WorkerError(f"cannot join the Ray cluster at {given}: "
                                   f"{lines[0] if lines else type(exc).__name__}") from exc
     else:
         from peet_fast.jobs.raywatch import start_watchdog
