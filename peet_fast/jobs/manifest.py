@@ -7,8 +7,9 @@ import json
 import os
 from typing import Sequence
 
-from peet_fast.io import InputError, atomic_write, json_loads
+from peet_fast.io import InputError, atomic_write, json_loads, read_prefix
 from peet_fast.jobs.layout import (
+    MAX_MANIFEST_BYTES,
     FORMAT,
     MANIFEST,
     PART,
@@ -88,8 +89,10 @@ class Manifest:
     def _read_old(self) -> dict | str | None:
         """The previous manifest; "" where there is none, None where it is damaged (truncated, not JSON)."""
         try:
-            with open(self.path, encoding="utf-8") as fh:
-                old = json_loads(fh.read())
+            raw = read_prefix(self.path, MAX_MANIFEST_BYTES + 1)
+            if len(raw) > MAX_MANIFEST_BYTES:
+                return None                        # no manifest of ours is that large: damaged, written anew
+            old = json_loads(raw.decode("utf-8"))
         except FileNotFoundError:
             return ""
         except OSError as exc:
