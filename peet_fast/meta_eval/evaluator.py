@@ -132,7 +132,7 @@ class MetaEval:
         systems = self.systems
         stats = dict(zip(systems, metric.system_stats([self.hypotheses[s] for s in systems], data)))
         sign = 1.0 if metric.higher_is_better else -1.0
-        value = getattr(metric, "corpus_value", metric.corpus_score)
+        value = metric.corpus_value
         system = {s: sign * float(value(stats[s])) for s in systems}
         sentence = np.stack([sign * np.asarray(metric.sentence_scores(stats[s]), dtype=np.float64)
                              for s in systems])
@@ -302,5 +302,10 @@ def meta_eval(data: str, root: str, gold: str, system_set: str | None = None, *,
               spacy_model: str | None = None, batch_size: int = 256) -> MetaEval:
     """The meta-evaluation dataset `data` ("seeda" or "gjg15") from a clone of its repository at `root`, references
     from the CoNLL-14 gold M2 at `gold`; system_set: SEEDA's "base" (default), "+INPUT", "+REF-F_GPT-3.5"
-    ("+fluency") or "all". model: the PEET model for the peet metric (None: the published one)."""
+    ("+fluency") or "all". model: the PEET model for the peet metric (a JSON file, a Model, or None: the published
+    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en"))."""
+    if model is not None:
+        from peet_fast.model import Model, load_model
+
+        model = model if isinstance(model, Model) else load_model(model)
     return MetaEval(D.load(data, root, gold, system_set), annotator, model, spacy_model, batch_size)

@@ -80,6 +80,13 @@ class Errant(Metric):
         tp, fp, fn = (int(x) for x in np.asarray(stats, dtype=np.float64).reshape(-1, 3).sum(axis=0))
         return f_score(tp, fp, fn, self.beta)[2]
 
+    def corpus_value(self, stats: np.ndarray) -> float:
+        """F_beta of the summed counts, unrounded (corpus_score rounds it as errant_compare prints it)."""
+        from peet_fast.metrics.span import prf
+
+        tp, fp, fn = (int(x) for x in np.asarray(stats, dtype=np.float64).reshape(-1, 3).sum(axis=0))
+        return prf(tp, fp, fn, self.beta)[2]
+
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]
 
