@@ -269,14 +269,15 @@ class MetaEval:
     def summary(self, metrics: Sequence, aggregation: str = "corpus", window: int | None = None,
                 bootstrap: int = 0, seed: int = SG.DEFAULT_SEED, levels: Sequence[str] = ("system", "sentence"),
                 pairwise: bool = True) -> dict:
-        """The `--summary` JSON: {"data", "system_set", "systems", "aggregation", "bootstrap", "metrics": {NAME:
+        """The `--summary` JSON: {"data", "system_set", "systems", "aggregation", "bootstrap", "human": {HUMAN:
+        {system: score}}, "metrics": {NAME:
         {"higher_is_better", "system": {HUMAN: {...}}, "sentence": {JUDG: {...}}, "window": {HUMAN: [...]},
         "pairwise": {JUDG: [...]}}}, "comparisons": [...]}."""
         d = self.dataset
         out: dict = {"data": d.name, "system_set": d.system_set, "systems": self.systems,
                      "sentences": len(self.sources), "aggregation": aggregation,
                      "bootstrap": {"resamples": bootstrap, "seed": seed} if bootstrap else None,
-                     "window_size": window, "metrics": {}, "comparisons": []}
+                     "window_size": window, "human": self.human, "metrics": {}, "comparisons": []}
         names = []
         for m in metrics:
             sc = self.scored(m)
