@@ -59,6 +59,9 @@ def _fmt(x) -> str:
 
 
 def print_tables(summary: dict, out=sys.stdout) -> None:
+    """The system-level table (Pearson r and Spearman rho per human score), the sentence-level one (accuracy, Kendall
+    and the tie-aware accuracy per judgments), the windows (with --window) and, with --bootstrap, the tests of every
+    two metrics (the summary always holds them)."""
     metrics = summary["metrics"]
     width = max(len("metric"), *(len(m) for m in metrics))
     print(f"{summary['data']} {summary['system_set']}: {len(summary['systems'])} systems, {summary['sentences']} "
@@ -86,7 +89,7 @@ def print_tables(summary: dict, out=sys.stdout) -> None:
             for h, rows in m["window"].items():
                 print(f"window {summary['window_size']} {name} {HUMAN_TITLES[h]}: " + " ".join(
                     f"{r['from']}-{r['to']}:{_fmt(r['pearson'])}/{_fmt(r['spearman'])}" for r in rows), file=out)
-    for c in summary.get("comparisons", []):
+    for c in summary.get("comparisons", []) if summary.get("bootstrap") else []:
         a, b = c["metrics"]
         parts = [f"{HUMAN_TITLES[h]} p={_p(w['p'])}" for h, w in c["system"].items()]
         parts += [f"{j} p={_p(v['p'])}" for j, v in c.get("sentence", {}).items()]

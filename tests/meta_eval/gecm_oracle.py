@@ -115,12 +115,9 @@ def _corr(c) -> dict:
     return {k: v for k, v in vars(c).items() if k in ("pearson", "spearman", "accuracy", "kendall")}
 
 
-def main(path: str) -> None:
-    req = json.load(open(path, encoding="utf-8"))
-    _stub_neural_modules()
-    where = tempfile.mkdtemp(prefix="gecm-oracle-")
-    _layout(req["shared"], where)
-    os.chdir(where)
+def one_run(req: dict, metrics: dict) -> dict:
+    """One meta-evaluation (one dataset and system set, one metric); `metrics` keeps gec-metrics' metric objects (and
+    so their own parse caches) across the runs of one process, as one user session would."""
     from gec_metrics.meta_eval import MetaEvalGJG, MetaEvalSEEDA
 
     t0 = time.perf_counter()
@@ -129,7 +126,12 @@ def main(path: str) -> None:
     else:
         meta = MetaEvalGJG(MetaEvalGJG.Config())
     load_s = time.perf_counter() - t0
-    metric = _plain_metric(meta, req["scores"]) if "scores" in req else _own_metric(req["metric"])
+    if "scores" in req:
+        metric = _plain_metric(meta, req["scores"])
+    else:
+        if req["metric"] not in metrics:
+            metrics[req["metric"]] = _own_metric(req["metric"])
+        metric = metrics[req["metric"]]
     agg = req.get("aggregation", "default")
     out: dict = {"systems": meta.system_data["models"], "sentence_systems": meta.sentence_data["models"],
                  "sentences": len(meta.sentence_data["sources"]), "load_s": load_s}
@@ -151,12 +153,22 @@ def main(path: str) -> None:
         if req.get("pairwise", True):
             pw = meta.pairwise_analysis(metric)
             out["pairwise"] = {k: [[[-a, -b][::-1], acc] for (a, b), acc in v] for k, v in pw.items()}
-    if req["data"] == "gjg15":
-        # the judged src-ids of its sentence data, in order (its load_xml's sorted keys)
-        from gec_metrics.meta_eval.gjg import MetaEvalGJG as G
-        import glob
-        items = G.load_xml(meta, glob.glob("**/meta_eval_data/GJG15/judgments.xml", recursive=True)[0], G.MODELS)
-        out["sentence_lines"] = [k for k, _ in items]
+    return out
+
+
+def main(path: str) -> None:
+    req = json.load(open(path, encoding="utf-8"))
+    t_start = time.perf_counter()
+    _stub_neural_modules()
+    where = tempfile.mkdtemp(prefix="gecm-oracle-")
+    _layout(req["shared"], where)
+    os.chdir(where)
+    metrics: dict = {}
+    if "runs" in req:
+        out = {"runs": [one_run({"shared": req["shared"], **r}, metrics) for r in req["runs"]]}
+        out["total_s"] = time.perf_counter() - t_start
+    else:
+        out = one_run(req, metrics)
     json.dump(out, sys.stdout)
 
 
