@@ -7,7 +7,7 @@ import os
 import sys
 
 from peet_fast.cli._common import add_pipeline_options, load_annotator, model_summary
-from peet_fast.io import InputError, check_output, write_json
+from peet_fast.io import InputError, check_not_input, check_output, write_json
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
                 "ew": "EW", "ts": "TS"}
@@ -105,8 +105,10 @@ def _p(x) -> str:
 def run(args) -> int:
     name, root = args.data
     check_output(args.summary, [root, args.gold, args.model])
-    if args.plot and os.path.exists(args.plot) and not os.path.isdir(args.plot):
-        raise InputError(args.plot, "--plot names a directory; this is a file")
+    if args.plot:
+        if os.path.exists(args.plot) and not os.path.isdir(args.plot):
+            raise InputError(args.plot, "--plot names a directory; this is a file")
+        check_not_input(args.plot, [root, args.gold, args.model, args.summary])
     if args.window is not None and args.window < 2:
         raise InputError("--window", "must be at least 2")
     if args.bootstrap < 0:
@@ -132,7 +134,7 @@ def run(args) -> int:
     if args.plot:
         from peet_fast.meta_eval.plots import write_plots
 
-        for path in write_plots(summary, args.plot):
+        for path in write_plots(summary, args.plot, inputs=[root, args.gold, args.model, args.summary]):
             print(f"wrote {path}", file=sys.stderr)
     print_tables(summary)
     return 0

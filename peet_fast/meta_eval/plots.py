@@ -148,17 +148,22 @@ def heatmap(summary: dict, metric: str, judgments: str):
     return fig
 
 
-def write_plots(summary: dict, directory: str, human_scores: dict | None = None) -> list[str]:
+def write_plots(summary: dict, directory: str, human_scores: dict | None = None, inputs: Sequence = ()) -> list[str]:
     """Every figure of the summary as PNG files in directory (created); returns their paths. human_scores:
-    {HUMAN: {system: score}} for the scatter plots (None: taken from the summary's "human")."""
+    {HUMAN: {system: score}} for the scatter plots (None: taken from the summary's "human"); inputs: files no plot
+    may replace (peet_fast.io.check_output). Each file is written atomically."""
     plt = _pyplot()
     os.makedirs(directory, exist_ok=True)
     human_scores = human_scores or summary.get("human") or {}
     written = []
 
     def save(fig, name):
+        from peet_fast.io import atomic_write, check_output
+
         path = os.path.join(directory, _safe(name) + ".png")
-        fig.savefig(path, dpi=100)
+        check_output(path, inputs)
+        with atomic_write(path, "wb", encoding=None) as fh:
+            fig.savefig(fh, format="png", dpi=100)
         plt.close(fig)
         written.append(path)
 
