@@ -81,14 +81,19 @@ def pairwise_wins(scores: np.ndarray) -> np.ndarray:
 
 
 def expected_wins(wins: np.ndarray) -> np.ndarray:
-    """Expected Wins of each system from a (S, S) win-count matrix (wins[a, b]: sentences where a beat b)."""
-    wins = np.asarray(wins, dtype=np.float64)
-    S = wins.shape[0]
-    total = wins + wins.T
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = np.where(total > 0, wins / np.where(total > 0, total, 1), 0.5)
-    np.fill_diagonal(share, 0.0)
-    return share.sum(axis=1) / max(S - 1, 1)
+    """Expected Wins of each system from a (S, S) win-count matrix (wins[a, b]: sentences where a beat b), summed
+    in gec-metrics' order (over b, then divided by S - 1)."""
+    w = np.asarray(wins, dtype=np.float64).tolist()
+    S = len(w)
+    out = []
+    for a in range(S):
+        acc = 0.0
+        for b in range(S):
+            if a != b:
+                total = w[a][b] + w[b][a]
+                acc += w[a][b] / total if total else 0.5
+        out.append(acc / max(S - 1, 1))
+    return np.array(out, dtype=np.float64)
 
 
 def trueskill_scores(scores: np.ndarray) -> np.ndarray:

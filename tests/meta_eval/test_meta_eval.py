@@ -207,6 +207,28 @@ def test_trueskill_aggregation_equals_gec_metrics(shared):
         {h: (v.pearson, v.spearman) for h, v in out.items()}
 
 
+def _has_expected_wins() -> bool:
+    probe = ("import importlib.util as u, sys; s = u.find_spec('gec_metrics'); import os; "
+             "p = os.path.join(os.path.dirname(s.origin), 'metrics', 'base.py'); "
+             "sys.exit(0 if 'run_expected_wins' in open(p).read() else 1)")
+    return _gecm_ready() and subprocess.run([str(GECM_PYTHON), "-c", probe], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not _has_expected_wins(), reason="gec-metrics with run_expected_wins (0.1.2) not installed")
+def test_expected_wins_aggregation_equals_gec_metrics(shared):
+    me = load(shared, "seeda", "all")
+    rng = np.random.default_rng(5)
+    sent = {s: rng.random(len(me.sources)).round(2).tolist() for s in me.systems}    # ties, but every pair decided
+    corp = {s: 0.0 for s in me.systems}
+    ref = gecm({"shared": str(shared) + "/", "data": "seeda", "system_set": "all", "aggregation": "expected_wins",
+                "sentence": False, "scores": {"system": corp, "sentence": sent}})
+    ours = me.system_scores(sent, "ew")
+    assert [ours[s] for s in me.systems] == [ref["system_scores"][s] for s in me.systems]
+    out = me.corr_system(sent, "ew")
+    for h, v in ref["system"].items():
+        assert (out[h].pearson, out[h].spearman) == (v["pearson"], v["spearman"])
+
+
 # --- gec-metrics' ERRANT (recorded figures) ----------------------------------------------------------------------------
 
 @pytest.mark.slow
@@ -272,11 +294,13 @@ def test_tie_aware_is_order_free_and_kendall_is_two_acc_minus_one(ranks, flat):
 
 
 def test_expected_wins_by_hand():
-    # 3 systems, 2 sentences: A beats B twice, B beats C once, C beats B once, A and C tie both times
-    scores = np.array([[2.0, 2.0], [1.0, 1.0], [2.0, 0.5]])   # A, B, C (rows) x sentences
-    ew = SY.aggregate(scores, "ew")
-    # A: vs B 2/2, vs C 0/0 -> 0.5: (1 + 0.5) / 2; B: vs A 0, vs C 1/2 -> 0.25; C: vs A 0.5, vs B 1/2 -> 0.5
-    assert ew.tolist() == [0.75, 0.25, 0.5]
+    # 3 systems (rows) x 2 sentences; sentence 2: A beats C, B beats C; sentence 1: A and C beat B, A ties C
+    ew = SY.aggregate(np.array([[2.0, 2.0], [1.0, 1.0], [2.0, 0.5]]), "ew")
+    # A: vs B 2/2, vs C 1/1 -> 1; B: vs A 0/2, vs C 1/2 -> 0.25; C: vs A 0/1, vs B 1/2 -> 0.25
+    assert ew.tolist() == [1.0, 0.25, 0.25]
+    # A and C tie on every sentence: no win either way, the pair counts 0.5 (gec-metrics divides by zero)
+    ew = SY.aggregate(np.array([[2.0, 2.0], [1.0, 1.0], [2.0, 2.0]]), "ew")
+    assert ew.tolist() == [0.75, 0.0, 0.75]
 
 
 def test_williams_by_hand():
@@ -374,3 +398,24 @@ def test_gleu_sentence_scores_are_the_default_figure_vectorised(shared):
     for stats in metric.system_stats([me.hypotheses[s][:40] for s in me.systems[:2]], data):
         fast, slow = metric.sentence_scores(stats), Metric.sentence_scores(metric, stats)
         assert np.allclose(fast, slow, rtol=0, atol=1e-15) and (slow > 0).any()
+
+
+def test_api_entry_point_and_metric_forms(shared):
+    import peet_fast
+    from peet_fast.metrics.base import get_metric
+
+    assert "meta_eval" in peet_fast.__all__
+    me = peet_fast.meta_eval("seeda", str(shared / "judgments" / "seeda"),
+                             gold=str(shared / "conll14" / "official-2014.combined.m2"), system_set="+INPUT")
+    assert me.systems == [s for s in D.SEEDA_SYSTEMS if s not in ("REF-F", "GPT-3.5")]
+    assert me.hypotheses["INPUT"] == me.sources and len(me.references) == 2
+    by_name, by_object = me.corr_system("wer"), me.corr_system(get_metric("wer"))
+    assert by_name == by_object
+    # a lower-is-better metric is sign-flipped: its raw corpus scores, negated, give the same figures
+    raw = {s: get_metric("wer").corpus_score(me.scored("wer").stats[s]) for s in me.systems}
+    assert me.corr_system({s: -v for s, v in raw.items()}) == by_name
+    from scipy.stats import pearsonr
+    h = [me.human["ew_sent"][s] for s in me.systems]
+    assert by_name.ew_sent.pearson == pytest.approx(-pearsonr([raw[s] for s in me.systems], h)[0], abs=1e-15)
+    summary = me.summary(["wer"], window=5)
+    assert summary.metrics.wer.window.ew_sent[0].to == 5 and summary.metrics.wer.sentence.sent.pairs > 0
