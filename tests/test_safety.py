@@ -71,6 +71,14 @@ CASES = [
     ("compare", "compare --src {d}/o.txt -hyp {d}/h.tsv -ref {d}/r.txt --summary {d}/o.txt", "o.txt", "o.txt"),
     ("agreement", "agreement --src {d}/o.txt --ref {d}/c.txt {d}/r.txt --summary {d}/c.txt", "c.txt", "c.txt"),
     ("synth", "synth --sentences {d}/s.tsv --pairs 3 --out {d}/s.tsv", "s.tsv", "s.tsv"),
+    # issue 27: --src was left out of rank's own list of inputs, and the summary replaced the source
+    ("rank", "rank --metric gleu --hyp {d}/h.tsv --ref {d}/r.txt --src {d}/o.txt --summary {d}/o.txt", "o.txt",
+     "o.txt"),
+    ("rank", "rank --metric gleu --hyp {d}/h.tsv --ref {d}/r.txt --src {d}/o.txt --summary {d}/link-to-o",
+     "link-to-o", "o.txt"),
+    ("report", "report --metric gleu --hyp {d}/h.tsv --ref {d}/r.txt --src {d}/o.txt --out {d}/link-to-o",
+     "link-to-o", "o.txt"),
+    ("rank", "rank --hyp base={d}/h.tsv {d}/c.txt --ref {d}/r.txt --summary {d}/h.tsv", "h.tsv", "h.tsv"),
 ]
 
 
@@ -201,7 +209,7 @@ def test_resume_refuses_a_part_file_linking_out(tmp_path, capsys):
 # --- point 4: bounded readers ------------------------------------------------------------------------------------
 
 def _model() -> dict:
-    from peet_fast.model import load_model
+    from peet_fast.peet.model import load_model
 
     return load_model().to_json()
 
@@ -235,7 +243,7 @@ def test_hostile_model_file_is_one_line(tmp_path, capsys, how, command):
 
 
 def test_model_nested_64_deep_still_loads(tmp_path):
-    from peet_fast.model import load_model
+    from peet_fast.peet.model import load_model
 
     d = _model()
     nested: list = []
@@ -262,7 +270,7 @@ def test_json_depth_without_recursion():
 def test_huge_single_line_is_refused_without_reading_it_all(tmp_path, capsys, monkeypatch):
     """A text input whose line grows past MAX_LINE_READ is refused once that much is read (file and line named),
     by the whole-file reader and by the shard planner."""
-    import peet_fast.io as io_mod
+    import peet_fast.io.read as io_mod
 
     big = tmp_path / "big.txt"
     big.write_bytes(b"ok line\n" + b"a" * (3 << 20) + b"\nlast\n")
@@ -624,3 +632,46 @@ def test_unreachable_ray_address_names_it(tmp_path):
     assert res.stderr.strip().splitlines() == [
         f"peet-fast featurize: error: cannot reach the Ray cluster at 127.0.0.1:{port}: Connection refused"]
     assert not (tmp_path / "f.parquet").exists()
+
+
+# --- issue 27: the output check takes every input from the command line itself ----------------------------------
+
+OUTPUT_DESTS = {"out", "summary", "json", "plot"}     # the names an option that writes has, in every command
+
+
+def test_every_option_that_writes_is_declared_as_an_output():
+    """Written by hand: the options whose values a command writes. Each is declared (mark_output), so main()'s
+    check compares it with every other path of the command line; no option that only reads is declared."""
+    from peet_fast.cli import build_parser
+
+    parser = build_parser()
+    for name, p in parser.commands.items():
+        for action in p._actions:
+            writes = getattr(action, "writes", False)
+            if action.dest in OUTPUT_DESTS and action.nargs != 0:
+                assert writes, f"{name} {action.option_strings}: writes but is not declared an output"
+            else:
+                assert not writes, f"{name} {action.option_strings}: declared an output"
+
+
+def test_two_outputs_naming_one_file_are_refused(work, capsys):
+    rc = main(["score", "--hyp", f"{work}/h.tsv", "--ref", f"{work}/r.txt", "--out", f"{work}/x.tsv", "--summary",
+               f"{work}/x.tsv", *SPACY, "--quiet"])
+    assert rc == 2
+    line = _one_error_line(capsys, "score")
+    assert "x.tsv" in line and "--summary" in line
+    assert not (work / "x.tsv").exists()
+
+
+def test_an_option_value_that_is_no_path_is_no_input(work, capsys, monkeypatch):
+    """`--metric gleu` with a summary named gleu.json in a directory without a file called gleu: no conflict."""
+    from peet_fast.cli import build_parser
+    from peet_fast.cli._common import command_paths
+
+    monkeypatch.chdir(work)
+    parser = build_parser()
+    argv = ["rank", "--metric", "gleu", "--hyp", "a=h.tsv", "--ref", "r.txt", "--summary", "gleu"]
+    args = parser.parse_args(argv)
+    outputs, inputs = command_paths(parser.commands["rank"], args)
+    assert outputs == [("--summary", "gleu")]
+    assert sorted(inputs) == ["h.tsv", "r.txt"]

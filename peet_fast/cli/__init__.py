@@ -1,5 +1,7 @@
 """The `peet-fast` command line: one module per command (add_parser registers its options, run(args) validates
-them, calls one library function and prints), and what they share in _common. No computation of its own."""
+them, calls one library function and prints), and what they share in _common. No computation of its own.
+
+The top floor: may import every floor below (api, evaluation, meta_eval, peet, jobs, metrics, languages, io); nothing imports it."""
 from __future__ import annotations
 
 import argparse
@@ -8,7 +10,14 @@ import sys
 import traceback
 
 from peet_fast import __version__
-from peet_fast.cli._common import CommandParser, add_debug_option, error_line, interrupt_line, terminate_as_interrupt
+from peet_fast.cli._common import (
+    CommandParser,
+    add_debug_option,
+    check_outputs,
+    error_line,
+    interrupt_line,
+    terminate_as_interrupt,
+)
 from peet_fast.cli._progress import add_quiet_option
 from peet_fast.io import shown_line
 
@@ -66,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     try:
         with terminate_as_interrupt():
+            check_outputs(parser.commands[args.command], args)
             status = args.func(args)
     except Exception as exc:
         handled = error_line(exc)

@@ -14,8 +14,9 @@ import threading
 from peet_fast.cache import DEFAULT_MAX_SIZE, parse_size
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
+from peet_fast.cli._outputs import add_output_option, check_outputs, command_paths, mark_output  # noqa: F401
 from peet_fast.io import InputError
-from peet_fast.model import ModelError
+from peet_fast.peet.model import ModelError
 
 # errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
 USER_ERRORS = (InputError, PipelineError, ModelError, FeatureError)
@@ -34,9 +35,11 @@ VOCABULARY = {
 
 def add_io_option(p, role: str, *aliases: str, **kwargs) -> argparse.Action:
     """The option of one role of the vocabulary (src, hyp, ref, out) under all its names (VOCABULARY[role], then
-    `aliases`), stored as args.<role>; kwargs as for add_argument (nargs, required, metavar, help)."""
+    `aliases`), stored as args.<role>; kwargs as for add_argument (nargs, required, metavar, help). The out role is
+    an output (mark_output)."""
     kwargs.setdefault("dest", role)
-    return p.add_argument(*VOCABULARY[role], *aliases, **kwargs)
+    action = p.add_argument(*VOCABULARY[role], *aliases, **kwargs)
+    return mark_output(action) if role == "out" else action
 
 
 _NUMBER = re.compile(r"[-+]?(\d|\.\d)")
@@ -192,8 +195,8 @@ def add_system_inputs(p) -> None:
 
 
 def hyp_systems(args) -> tuple[list[str], list[str]]:
-    """(names, paths) of --hyp [NAME=]FILE ... and --names (scoring.named_systems)."""
-    from peet_fast.scoring import named_systems
+    """(names, paths) of --hyp [NAME=]FILE ... and --names (formats.systems.named_systems)."""
+    from peet_fast.formats.systems import named_systems
 
     return named_systems(args.hyp, args.names)
 

@@ -5,6 +5,7 @@ import argparse
 import sys
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_alignment_options,
     add_io_option,
     add_lang_option,
@@ -53,7 +54,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     add_zh_resources(p, "--lang zh: ")
     add_zh_alignment_options(p, "--lang zh: ")
     add_alignment_options(p)
-    p.add_argument("--summary", metavar="FILE.json",
+    add_output_option(p, "--summary", metavar="FILE.json",
                    help='write {"sets": [{"name", "references": [names], "TP", "FP", "FN", "P", "R", "F"}],\n'
                         '"average_f", "beta", "mode", "sample", "seed"} as JSON')
     add_pipeline_options(p)
@@ -61,7 +62,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast import agreement as A
+    from peet_fast.evaluation import agreement as A
     from peet_fast.languages import span_rules
 
     check_beta(args.beta)
@@ -79,7 +80,7 @@ def run(args) -> int:
     check_output(args.summary, [args.src, *args.ref, *resource_inputs(args)])
     seed = None if args.sample is None else (args.seed or 0)
     A.set_names(args.ref)
-    from peet_fast.compare_inputs import blank_note, scored_lines
+    from peet_fast.metrics.inputs import blank_note, scored_lines
 
     src, sets = A.read_para_sets(args.ref) if args.para else A.read_text_sets(args.src, args.ref)
     annotator = load_annotator(args, args.lang)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from peet_fast.cli._common import add_io_option, add_zh_resources, load_annotator, resource_inputs
+from peet_fast.cli._common import add_output_option, add_io_option, add_zh_resources, load_annotator, resource_inputs
 from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.io import InputError, check_output, write_json
 
@@ -20,7 +20,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "\"output\"}, as test.ref.json); hyp and ref pair up sample by sample.")
     add_io_option(p, "hyp", required=True, metavar="HYP.json", help="the system's samples (EXCGEC JSON)")
     add_io_option(p, "ref", required=True, metavar="REF.json", help="the reference samples (EXCGEC JSON)")
-    p.add_argument("--summary", metavar="FILE.json", help="write every metric to this JSON file")
+    add_output_option(p, "--summary", metavar="FILE.json", help="write every metric to this JSON file")
     p.add_argument("--merge-distance", type=int, default=1, metavar="D",
                    help="CLEME chunk merge distance (default 1, as the EXCGEC evaluator)")
     add_zh_resources(p, "for the character edits of the correction scores (the evaluator uses ChERRANT's "
@@ -31,7 +31,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast.excgec import check_aligned, evaluate, format_report, read_excgec
+    from peet_fast.evaluation.excgec import check_aligned, evaluate, format_report, read_excgec
 
     check_output(args.summary, [args.hyp, args.ref, *resource_inputs(args)])
     if args.merge_distance < 0:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_data_columns,
     add_pipeline_options,
     add_tokenize_option,
@@ -26,7 +27,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("model", metavar="MODEL.json", help="a JSON model ('published' for the published model)")
     p.add_argument("--data", metavar="FILE", help=".tsv, .jsonl or .parquet pairs (mo, trg; src for a src-mo-trg "
                                                   "model; time optional)")
-    p.add_argument("--json", metavar="FILE.json", help="also write the ranked terms as JSON")
+    add_output_option(p, "--json", metavar="FILE.json", help="also write the ranked terms as JSON")
     add_data_columns(p)
     add_tokenize_option(p)
     add_pipeline_options(p)
@@ -34,8 +35,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast.explain import format_terms, standardized_terms, std_from_data, stored_std
-    from peet_fast.model import load_model
+    from peet_fast.peet.explain import format_terms, standardized_terms, std_from_data, stored_std
+    from peet_fast.peet.model import load_model
 
     check_output(args.json, [None if args.model == "published" else args.model, args.data])
     model = load_model(None if args.model == "published" else args.model)

@@ -6,7 +6,7 @@ import argparse
 import os
 import sys
 
-from peet_fast.cli._common import add_pipeline_options, load_annotator, model_summary
+from peet_fast.cli._common import add_output_option, add_pipeline_options, load_annotator, model_summary
 from peet_fast.io import InputError, check_not_input, check_output, write_json
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
@@ -47,9 +47,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "95%% intervals and the paired tests (default 0: none)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0)")
     p.add_argument("--model", metavar="MODEL.json", help="the PEET model of the peet metric (default: the published)")
-    p.add_argument("--summary", metavar="FILE.json", help="write every figure as JSON")
-    p.add_argument("--plot", metavar="DIR", help="write PNG plots there: window lines, pairwise heatmaps, metric vs "
-                                                 "human scatter")
+    add_output_option(p, "--summary", metavar="FILE.json", help="write every figure as JSON")
+    add_output_option(p, "--plot", metavar="DIR",
+                      help="write PNG plots there: window lines, pairwise heatmaps, metric vs human scatter")
     add_pipeline_options(p)
     return p
 
@@ -121,7 +121,7 @@ def run(args) -> int:
 
     model = None
     if "peet" in args.metric or args.model:
-        from peet_fast.model import load_model
+        from peet_fast.peet.model import load_model
 
         model = load_model(args.model)
     me = meta_eval(name, root, args.gold, args.system_set, annotator=lambda: load_annotator(args), model=model)

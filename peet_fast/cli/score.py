@@ -4,6 +4,7 @@ from __future__ import annotations
 import argparse
 
 from peet_fast.cli._common import (
+    add_output_option,
     add_io_option,
     add_job_options,
     add_pipeline_options,
@@ -42,7 +43,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="per-sentence results. FILE.tsv/.csv/.jsonl/.parquet/.arrow: one file of that format; DIR "
                         "(no suffix, or an existing directory): a resumable sharded job, DIR/part-*.parquet (one "
                         "dataset: pyarrow.parquet.read_table(DIR)), progress in DIR/_manifest.json")
-    p.add_argument("--summary", metavar="FILE.json", help="write the system scores as JSON")
+    add_output_option(p, "--summary", metavar="FILE.json", help="write the system scores as JSON")
     p.add_argument("--contributions", action="store_true",
                    help="with --out: add a contrib:<feature> column per model feature (coefficient x feature, its "
                         "share of seconds; seconds = intercept + their sum)")
@@ -58,8 +59,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from peet_fast.jobs.tasks import score
-    from peet_fast.model import load_model
-    from peet_fast.scoring import json_number, rank
+    from peet_fast.peet.model import load_model
+    from peet_fast.peet.scoring import json_number, rank
 
     names, paths = hyp_systems(args)
     inputs = [*paths, *args.ref, *resource_inputs(args)]

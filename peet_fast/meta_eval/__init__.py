@@ -1,5 +1,7 @@
 """Meta-evaluation: human rankings from judgments, and metrics' system-, window- and sentence-level agreement with
-them (SEEDA, GJG15)."""
+them (SEEDA, GJG15).
+
+May import evaluation, peet, jobs, the metrics, the languages and the ground floor; never api or cli."""
 
 import sys as _sys
 import types as _types

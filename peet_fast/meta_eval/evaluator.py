@@ -306,7 +306,7 @@ def meta_eval(data: str, root: str, gold: str, system_set: str | None = None, *,
     ("+fluency") or "all". model: the PEET model for the peet metric (a JSON file, a Model, or None: the published
     one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en"))."""
     if model is not None:
-        from peet_fast.model import Model, load_model
+        from peet_fast.peet.model import Model, load_model
 
         model = model if isinstance(model, Model) else load_model(model)
     return MetaEval(D.load(data, root, gold, system_set), annotator, model, spacy_model, batch_size)

@@ -62,7 +62,8 @@ def _layout(shared: str, where: str) -> None:
         sources = [line[2:].rstrip("\n") for line in fh if line.startswith("S ")]
     with open(os.path.join(subs, "INPUT"), "w", encoding="utf-8") as fh:
         fh.write("\n".join(sources) + "\n")
-    full_src = open(os.path.join(seeda_src, "outputs", "all", "INPUT.txt"), encoding="utf-8").read().rstrip().split("\n")
+    full_src = open(os.path.join(seeda_src, "outputs", "all", "INPUT.txt"),
+                    encoding="utf-8").read().rstrip().split("\n")
     sub_src = open(os.path.join(seeda_src, "outputs", "subset", "INPUT.txt"),
                    encoding="utf-8").read().rstrip().split("\n")
     for ref_id in (0, 1):

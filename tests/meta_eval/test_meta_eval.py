@@ -229,7 +229,7 @@ def test_expected_wins_aggregation_equals_gec_metrics(shared):
         assert (out[h].pearson, out[h].spearman) == (v["pearson"], v["spearman"])
 
 
-# --- gec-metrics' ERRANT (recorded figures) ----------------------------------------------------------------------------
+# --- gec-metrics' ERRANT (recorded figures) --------------------------------------------------------------------------
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name,system_set", [("seeda", "base"), ("seeda", "all"), ("gjg15", "all")])
@@ -252,7 +252,7 @@ def test_errant_equals_gec_metrics_errant(shared, name, system_set):
         {j: (v.accuracy, v.kendall) for j, v in c.items()}
 
 
-# --- hand-computed cases ------------------------------------------------------------------------------------------------
+# --- hand-computed cases --------------------------------------------------------------------------------------------
 
 def _items(rankings):
     return [D.RankingItem(sent, "u", str(k), ranks) for k, (sent, ranks) in enumerate(rankings)]
@@ -345,7 +345,8 @@ def test_cli_summary_and_plots(shared, tmp_path):
     assert set(m["sentence"]) == {"sent", "edit"} and set(m["sentence"]["sent"]) >= {"accuracy", "kendall", "pairs"}
     assert len(m["window"]["ts_edit"]) == 9
     assert m["higher_is_better"] is False
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir())[:2] == ["pairwise-wer-edit.png", "pairwise-wer-sent.png"]
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir())[:2] == ["pairwise-wer-edit.png",
+                                                                           "pairwise-wer-sent.png"]
     assert "wer" in out.stdout.splitlines()[2]
 
 
