@@ -70,6 +70,7 @@ class MetaEval:
         self._model = model
         self._scored: dict[str, Scored] = {}
         self._pairs: dict[str, SL.Pairs] = {}
+        self._aggregated: dict[tuple, dict] = {}         # (metric name, aggregation) -> system scores
         self.timings: dict[str, float] = {}
 
     # --- the data, as a gec-metrics user expects it ------------------------------------------------------------
@@ -139,6 +140,7 @@ class MetaEval:
         self.timings[metric.name] = time.perf_counter() - t0
         out = Scored(metric.name, sign, system, sentence, stats, metric)
         self._scored[metric.name] = out
+        self._aggregated = {k: v for k, v in self._aggregated.items() if k[0] != metric.name}
         return out
 
     def _plain(self, scores: Mapping) -> Scored:
@@ -170,7 +172,13 @@ class MetaEval:
                                               f"{', '.join(SY.AGGREGATIONS)}")
         if sc.sentence is None:
             raise InputError("--aggregation", "plain system scores cannot be aggregated; give sentence scores")
-        return dict(zip(self.systems, SY.aggregate(sc.sentence, aggregation).tolist()))
+        key = (sc.name, aggregation)
+        if sc.metric is None or key not in self._aggregated:
+            scores = dict(zip(self.systems, SY.aggregate(sc.sentence, aggregation).tolist()))
+            if sc.metric is None:
+                return scores
+            self._aggregated[key] = scores
+        return dict(self._aggregated[key])
 
     def pairs(self, judgments: str) -> SL.Pairs:
         if judgments not in self._pairs:
