@@ -156,6 +156,10 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     rankings = {j: read_rankings(p, True, SEEDA_SYSTEMS, len(blocks)) for j, p in xml.items()}
     lines = sorted({r[0] for r in rankings["sent"]})
     position = {line: k for k, line in enumerate(lines)}
+    stray = sorted({r[0] for r in rankings["edit"]} - set(lines))
+    if stray:
+        raise InputError(xml["edit"], f"src-id {stray[0] + 1} is not judged in {xml['sent']}: the two judgments "
+                                      "must rank the same sources (the outputs/subset lines)")
     subset = os.path.join(root, "outputs", "subset")
     hyps = {}
     for s in [*systems, "INPUT"]:

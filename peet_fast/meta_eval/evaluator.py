@@ -28,6 +28,9 @@ from peet_fast.meta_eval import system as SY
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
 
 
+_ANNOTATORS: dict = {}
+
+
 class Result(dict):
     """A dict whose keys are also attributes (nested dicts and lists of dicts too): r.ew_sent.pearson."""
 
@@ -97,9 +100,12 @@ class MetaEval:
 
     def annotator(self):
         if self._annotator is None:
-            from peet_fast.languages import load
+            key = tuple(sorted((k, v) for k, v in self._options.items() if v is not None))
+            if key not in _ANNOTATORS:          # one per process and options: datasets share the loaded pipeline
+                from peet_fast.languages import load
 
-            self._annotator = load("en", **{k: v for k, v in self._options.items() if v is not None})
+                _ANNOTATORS[key] = load("en", **dict(key))
+            self._annotator = _ANNOTATORS[key]
         elif callable(self._annotator) and not hasattr(self._annotator, "annotate_pairs"):
             self._annotator = self._annotator()
         return self._annotator

@@ -103,7 +103,7 @@ def scatter(summary: dict, metric: str, human: str, human_scores: dict):
 
 def window_figure(summary: dict, human: str):
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(7, 4.5))
+    fig, ax = plt.subplots(figsize=(8.5, 4.5))
     for k, (name, m) in enumerate(summary["metrics"].items()):
         rows = m["window"][human]
         x = [r["from"] for r in rows]
@@ -118,7 +118,7 @@ def window_figure(summary: dict, human: str):
     ax.set_ylim(-1.05, 1.05)
     ax.set_title(f"window analysis: {TITLES.get(human, human)}")
     ax.grid(alpha=0.3)
-    ax.legend(fontsize=7, ncol=2, loc="lower left")
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5))       # outside the lines
     fig.tight_layout()
     return fig
 
