@@ -1,7 +1,6 @@
-"""Meta-evaluation: human rankings from judgments, and metrics' system-, window- and sentence-level agreement with
-them (SEEDA, GJG15).
-
-May import evaluation, peet, jobs, the metrics, the languages and the ground floor; never api or cli."""
+"""Meta-evaluation: human system rankings from annotators' judgments (Expected Wins, TrueSkill, bootstrap rank
+clusters) and metrics' system-, window- and sentence-level agreement with them (SEEDA, GJG15). May import metrics,
+evaluation, peet, jobs, io and formats; never cli/api."""
 
 import sys as _sys
 import types as _types
