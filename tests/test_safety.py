@@ -598,11 +598,13 @@ def test_full_disk_in_a_scratch_job_names_the_users_output(tmp_path, capsys, mon
     shards names ONE.parquet, not the internal .peet-fast-job-* directory, and leaves nothing behind."""
     import errno
 
-    import peet_fast.jobs.shards as shards
+    import peet_fast.jobs.manifest as manifest
+    import peet_fast.jobs.worker as worker
 
     def full(*a, **k):
         raise OSError(errno.ENOSPC, "No space left on device")
-    monkeypatch.setattr(shards, "atomic_write", full)
+    monkeypatch.setattr(manifest, "atomic_write", full)        # a job's manifest and its shards: every file it writes
+    monkeypatch.setattr(worker, "atomic_write", full)
     (tmp_path / "p.jsonl").write_text('{"mo": "He go home .", "trg": "He goes home ."}\n')
     out = tmp_path / "f.parquet"
     assert main(["featurize", "--pairs", str(tmp_path / "p.jsonl"), "--out", str(out), *SPACY, "--quiet"]) == 1

@@ -2,9 +2,13 @@
 
     sources.py  plan shards over text files or a table of pairs without loading it; read one shard anywhere
     layout.py   a job directory on disk (part-*.parquet + _manifest.json), read back as one dataset
-    shards.py   JobSpec, WorkerState, run_shard, the manifest, run_job(spec, out_dir, runner)
+    spec.py     JobSpec: what determines a job's output (its signature); errors.py: the jobs' errors
+    worker.py   WorkerState, run_shard: what one worker does, wherever it runs
+    manifest.py DIR/_manifest.json: the finished shards, verified on a rerun
+    shards.py   run_job(spec, out_dir, runner), the Runner protocol (and every name above, re-exported)
     local.py    LocalRunner: shards in this process
-    ray.py      RayRunner: shards on Ray actors, one shard in flight per actor (the only module that imports Ray)
+    ray.py      RayRunner: shards on Ray actors, one shard in flight per actor; raystart.py starts and stops Ray,
+                raypool.py the actors' side, raylog.py Ray's noise, raywatch.py the watchdog (only ray*.py import Ray)
     sizing.py   the shard size (one shard per worker on a small input) and the small-job threshold
     tasks.py    the library's long jobs, featurize() and score(): in process or sharded
 

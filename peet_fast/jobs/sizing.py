@@ -13,7 +13,7 @@ before).
 
 Progress inside a shard. A shard is computed in pieces of about 2,048 sentences (piece_rows), and within a piece the
 parser reports every batch (256 sentences), so a running shard reports its rows done every second or two
-(jobs.shards.run_shard, WorkerState.on_rows); the output does not depend on the piece size.
+(jobs.worker.run_shard, WorkerState.on_rows); the output does not depend on the piece size.
 
 Small jobs. Ray pays off only above a size: starting a local instance, warming its actors (each loads the spaCy
 pipeline) and shutting it down costs a fixed ~6-7 s on a 2-core machine (benchmarks/scaling.py reports the parts),

@@ -35,7 +35,7 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def test_ray_job_submit_matches_single_process(tmp_path):
+def test_ray_job_submit_matches_single_process(tmp_path, monkeypatch):
     bindir = os.path.dirname(sys.executable)
     ray_exe = os.path.join(bindir, "ray")
     if not os.path.exists(ray_exe):
@@ -59,6 +59,12 @@ def test_ray_job_submit_matches_single_process(tmp_path):
                             "--disable-usage-stats"], env=env, capture_output=True, text=True, timeout=180)
     try:
         assert start.returncode == 0, start.stderr[-2000:]
+        # --ray-address auto run on this machine means this cluster: the address `ray start` recorded
+        from peet_fast.jobs.raystart import user_cluster
+
+        monkeypatch.delenv("RAY_ADDRESS", raising=False)
+        found = user_cluster()
+        assert found is not None and found[0].endswith(f":{port}"), found
         job = subprocess.run(
             [ray_exe, "job", "submit", f"--address=http://127.0.0.1:{dash}", "--",
              "peet-fast", "score", "--hyp", str(hyp), "--ref", str(ref), "--out", str(tmp_path / "job"),

@@ -60,10 +60,21 @@ RAY_TEXTS = {   # what ray.init(address=...) raises (Ray 2.x, ray/_private/servi
 
 
 def test_ray_address_without_a_cluster_is_one_line_naming_workers(capsys, tmp_path, monkeypatch):
+    """A cluster `ray start` recorded (Ray's ray_current_cluster, here in a private RAY_TMPDIR; a port that listens)
+    that Ray then cannot join: Ray's refusal in our words. (No cluster recorded at all: tests/jobs/test_ray_address.py)"""
+    import socket
+
     import ray
 
     mo = tmp_path / "mo.txt"
     mo.write_text("He go home .\n")
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    (tmp_path / "raytmp" / "ray").mkdir(parents=True)
+    (tmp_path / "raytmp" / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{listening.getsockname()[1]}")
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path / "raytmp"))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
     for ray_text, reason in RAY_TEXTS.items():
         def refuse(*args, _text=ray_text, **kwargs):
             raise ConnectionError(_text)
@@ -76,3 +87,4 @@ def test_ray_address_without_a_cluster_is_one_line_naming_workers(capsys, tmp_pa
                                     f"machine instead, give --workers N without --ray-address"]
         assert "--address" not in err.replace("--ray-address", "") and "RAY_ADDRESS` " not in err
         assert not (tmp_path / "job").exists()
+    listening.close()

@@ -114,7 +114,8 @@ def test_actor_whose_import_fails_fails_the_job_in_one_line(tmp_path):
     (decoy / "peet_fast").mkdir(parents=True)
     (decoy / "peet_fast" / "__init__.py").write_text("raise ImportError('broken peet_fast on the workers')\n")
     write_pairs(tmp_path)
-    code = ("import sys, time\nimport peet_fast.jobs.ray as r\nr._import_root = lambda: %r\n"
+    code = ("import sys, time\nimport peet_fast.jobs.ray as r, peet_fast.jobs.raystart as rs\n"
+            "rs._import_root = lambda: %r\n"
             "shard = r.run_shard\nr.run_shard = lambda *a: (time.sleep(1), shard(*a))[1]\n"
             "from peet_fast.cli import main\nsys.exit(main())\n" % str(decoy))
     run = run_driver(tmp_path, tmp_path, ["featurize", "--mo", "mo.txt", "--trg", "trg.txt", "--spacy-model",

@@ -22,7 +22,7 @@ from peet_fast.jobs import (
     sizing,
     text_source,
 )
-from peet_fast.jobs import shards as shards_module
+from peet_fast.jobs import local
 from peet_fast.peet.model import load_model
 
 SAMPLE = FIXTURES / "sample"
@@ -75,7 +75,7 @@ def test_rerun_keeps_the_recorded_shard_size_under_any_workers(tmp_path, monkeyp
     assert json.loads((tmp_path / "job" / "_manifest.json").read_text())["shard_rows"] == 18
     assert sorted(cut.done) == [0, 1]
     computed = []
-    monkeypatch.setattr(shards_module, "run_shard", lambda *a: computed.append(a) or pytest.fail("recomputed"))
+    monkeypatch.setattr(local, "run_shard", lambda *a: computed.append(a) or pytest.fail("recomputed"))
     again = run_job(sample_spec(), str(tmp_path / "job"), LocalRunner())       # --workers 1: resumes, nothing to do
     assert computed == [] and again.done == cut.done
     monkeypatch.undo()
