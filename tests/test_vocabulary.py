@@ -21,7 +21,7 @@ ROLES = {
     "score": {"hyp", "ref", "out"}, "featurize": {"hyp", "ref", "out"}, "predict": {"out"}, "synth": {"out"},
     "train": {"out"}, "explain": set(), "rank": {"src", "hyp", "ref"}, "report": {"src", "hyp", "ref", "out"},
     "excgec": {"hyp", "ref"}, "agreement": {"src", "ref"}, "cache": set(), "m2scorer": set(),
-    "human-rank": set(),
+    "human-rank": set(), "meta-eval": set(),
 }
 # drop-ins for an official script keep its spellings where they clash with the vocabulary: gleu is compute_gleu's
 # command line (-s SRC -r REF -o HYP: its -o names the hypotheses); it also takes --src/--ref/--hyp
@@ -30,7 +30,8 @@ OFFICIAL_SPELLINGS = {"gleu"}
 TOK = {"compare", "ensemble", "m2", "score", "featurize", "train", "explain", "rank", "report", "agreement"}
 # what else a command needs on its command line to parse (values are never read: parsing only)
 REQUIRED = {"predict": ["--features", "f.parquet"], "synth": ["--sentences", "s.txt", "--pairs", "1"],
-            "train": ["--data", "d.tsv", "--features", "small"], "explain": ["published"], "cache": ["info"]}
+            "train": ["--data", "d.tsv", "--features", "small"], "explain": ["published"], "cache": ["info"],
+            "meta-eval": ["--data", "seeda", "d", "--gold", "g.m2", "--metric", "wer"]}
 
 FORMS = {   # one spelling of each role per form: ours, errant's single-dash ones, errant_parallel's, ChERRANT's
     "double": {"src": "--src", "hyp": "--hyp", "ref": "--ref", "out": "--out"},
@@ -104,7 +105,7 @@ MISSPELT = {
     "excgec": ("--merge-distnce", "--merge-distance"), "agreement": ("--smaple", "--sample"),
     "cache": ("--cache-dri", "--cache-dir"), "m2scorer": ("--max_unchaged_words", "--max_unchanged_words"),
     "gleu": ("--itr", "--iter"),
-    "human-rank": ("--bootstrp", "--bootstrap"),
+    "human-rank": ("--bootstrp", "--bootstrap"), "meta-eval": ("--windw", "--window"),
 }
 
 

@@ -73,6 +73,11 @@ class Metric:
         """The corpus score of the sentences whose statistics are given (rows of sentence_stats, any subset)."""
         raise NotImplementedError
 
+    def corpus_value(self, stats: np.ndarray) -> float:
+        """The corpus score unrounded (what meta-evaluation correlates); the default is corpus_score, which a metric
+        printing a rounded figure (errant: 4 decimals, as errant_compare) overrides here."""
+        return self.corpus_score(stats)
+
     def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
         """One score per sentence, shape (n,), in the corpus score's direction (higher_is_better): what sentence-level
         meta-evaluation compares. The default is the corpus score of each sentence alone; a metric whose

@@ -64,21 +64,38 @@ class Errant(Metric):
 
     def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
         from peet_fast.languages import span_rules
-        from peet_fast.metrics.span import compare_edits
+        from peet_fast.metrics.span import compare_edits, sentence_counts
 
         refs = self.reference_sentences(data)
         rules = span_rules(data.options.get("lang", "en"))
         out = []
         for hyp in self.hypothesis_sentences(hyps, data):
             result = compare_edits(hyp, refs, beta=self.beta, mode=self.mode, **rules)
-            out.append(np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3))
+            alone = sentence_counts(hyp, refs, beta=self.beta, mode=self.mode, **rules)
+            out.append(np.concatenate([np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3),
+                                       np.array(alone, dtype=np.float64).reshape(len(hyp), 3)], axis=1))
         return out
 
     def corpus_score(self, stats: np.ndarray) -> float:
         from peet_fast.metrics.span import f_score
 
-        tp, fp, fn = (int(x) for x in np.asarray(stats, dtype=np.float64).reshape(-1, 3).sum(axis=0))
+        tp, fp, fn = (int(x) for x in _chosen(stats).sum(axis=0))
         return f_score(tp, fp, fn, self.beta)[2]
+
+    def corpus_value(self, stats: np.ndarray) -> float:
+        """F_beta of the summed counts, unrounded (corpus_score rounds it as errant_compare prints it)."""
+        from peet_fast.metrics.span import prf
+
+        tp, fp, fn = (int(x) for x in _chosen(stats).sum(axis=0))
+        return prf(tp, fp, fn, self.beta)[2]
+
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Each sentence's unrounded F_beta of the pair best for it alone (gec-metrics' sentence-level ERRANT)."""
+        from peet_fast.metrics.span import prf
+
+        alone = np.asarray(stats, dtype=np.float64).reshape(-1, 6)[:, 3:]
+        return np.array([prf(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in alone.tolist()],
+                        dtype=np.float64)
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]
@@ -96,6 +113,12 @@ class Errant(Metric):
         flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
         counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
         for s, st in enumerate(stats):
-            sums = counts @ np.asarray(st, dtype=np.float64).reshape(-1, 3)
+            sums = counts @ _chosen(st)
             out[:, s] = [f_score(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in sums]
         return out
+
+
+def _chosen(stats: np.ndarray) -> np.ndarray:
+    """The chosen pairs' (TP, FP, FN) columns of errant statistics: (n, 3) float64."""
+    a = np.asarray(stats, dtype=np.float64)
+    return a[:, :3] if a.ndim == 2 else a.reshape(-1, 3)

@@ -259,6 +259,32 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
     return CompareResult(totals[0], totals[1], totals[2], beta, mode, per_type, choices, counts)
 
 
+def sentence_counts(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
+                    strip_cor_spaces: bool = False, skip_na: bool = False, single: bool = False, multi: bool = False,
+                    filt: Iterable[str] = ()) -> list[tuple[int, int, int]]:
+    """Per sentence, the (TP, FP, FN) of the (hyp candidate, ref candidate) pair best for that sentence alone: the
+    highest unrounded F_beta, then more TP, fewer FP, fewer FN, then the first pair in file order (gec-metrics'
+    sentence-level ERRANT, ``ERRANT.score_sentence``; compare_edits instead chooses by the running corpus F). A
+    skipped (NA) sentence gives (0, 0, 0)."""
+    filt = frozenset(filt)
+    out = []
+    for h_sent, r_sent in zip(hyp, ref):
+        h_dict = _candidates(h_sent, mode, strip_cor_spaces, single, multi, filt)
+        r_dict = _candidates(r_sent, mode, strip_cor_spaces, single, multi, filt)
+        if skip_na and _is_na(r_dict):
+            out.append((0, 0, 0))
+            continue
+        best = None
+        for h_keys in h_dict.values():
+            for r_keys in r_dict.values():
+                tp, fp, fn, _ = _pair_counts(h_keys, r_keys)
+                key = (prf(tp, fp, fn, beta)[2], tp, -fp, -fn)
+                if best is None or key > best[0]:
+                    best = (key, (tp, fp, fn))
+        out.append(best[1])
+    return out
+
+
 def _best_pair(h_dict: dict, r_dict: dict, totals: list, beta: float) -> tuple:
     """The (hyp candidate, ref candidate, per-type counts) of one sentence whose pair gives the best running corpus
     F (see the module docstring); adds its TP/FP/FN to totals ([TP, FP, FN], updated in place)."""
