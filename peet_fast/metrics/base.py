@@ -27,6 +27,9 @@ MODULES: dict[str, str] = {
     "errant": "peet_fast.metrics.errant",
     "gleu": "peet_fast.metrics.gleu",
     "m2": "peet_fast.metrics.m2",
+    "sentm2": "peet_fast.metrics.sentm2",
+    "senterrant": "peet_fast.metrics.senterrant",
+    "gotoscorer": "peet_fast.metrics.gotoscorer",
 }
 
 REGISTRY: dict[str, type["Metric"]] = {}
