@@ -579,8 +579,14 @@ class M2Metric(Metric):
             return None
         hyp, gold, data, annotators = kept
         blocks = data.gold if data.gold is not None else read_m2(data.gold_path)
-        return recall_by_type(hyp, gold, typed_gold(blocks, gold), annotators, self.max_unchanged_words,
-                              self.ignore_whitespace_casing)
+        sequences = []
+        for h, source, golds_set, chosen in zip(hyp, gold.sources, gold.edits, annotators):
+            g = dict(golds_set).get(chosen, [])
+            seq = _Sentence(_strip(h), source, self.max_unchanged_words).edit_seq(g) if g else []
+            if self.ignore_whitespace_casing:
+                seq = [x for x in seq if not _ws_case_only(x[2], x[3])]
+            sequences.append(seq)
+        return recall_by_type(gold, typed_gold(blocks, gold), annotators, sequences)
 
     def corpus_score(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats)

@@ -10,11 +10,25 @@ from __future__ import annotations
 
 from typing import Sequence
 
-from peet_fast.metrics.m2 import Gold, _Sentence, _strip, _ws_case_only
+
+def matched_gold(seq: Sequence[tuple], gold: Sequence[tuple]) -> list[int]:
+    """The indices of the gold edits the official matchSeq matches: system edits (start, end, original, correction)
+    from the end backwards, each matching the gold edits (start, end, original, [corrections]) after the last match
+    with the same span and original and one of its corrections (a system edit equal to several gold edits matches
+    each of them)."""
+    out = []
+    last = 0
+    for e in reversed(seq):
+        for i in range(last, len(gold)):
+            g = gold[i]
+            if e[0] == g[0] and e[1] == g[1] and e[2] == g[2] and e[3] in g[3]:
+                out.append(i)
+                last = i + 1
+    return out
 
 
-def typed_gold(blocks: Sequence, gold: Gold) -> list[dict[int, list[str]]]:
-    """Per sentence {annotator: the types of its gold edits}, aligned with gold.edits (the blocks of
+def typed_gold(blocks: Sequence, gold) -> list[dict[int, list[str]]]:
+    """Per sentence {annotator: the types of its gold edits}, aligned with gold.edits (an m2.Gold, read from the blocks of
     peet_fast.formats.m2 the Gold was read from: noop lines and edits beyond the sentence left out as the official
     reader leaves them out)."""
     if len(blocks) != len(gold.edits):
@@ -36,22 +50,15 @@ def typed_gold(blocks: Sequence, gold: Gold) -> list[dict[int, list[str]]]:
     return out
 
 
-def recall_by_type(hyp: Sequence[str], gold: Gold, types: Sequence[dict], annotators: Sequence[int],
-                   max_unchanged_words: int = 2, ignore_whitespace_casing: bool = False) -> dict:
-    """{type: {"gold", "TP", "FN", "R"}} (sorted by type) of one system: hyp, one line per gold sentence;
-    annotators, the annotator chosen per sentence (m2.M2Result.annotators); types, typed_gold's."""
-    from peet_fast.metrics.sentm2 import matched_gold
-
+def recall_by_type(gold, types: Sequence[dict], annotators: Sequence[int], sequences: Sequence[list]) -> dict:
+    """{type: {"gold", "TP", "FN", "R"}} (sorted by type) of one system: gold, the m2.Gold; types, typed_gold's;
+    per sentence the annotator the official chose (m2.M2Result.annotators) and the system's edit sequence against
+    that annotator's gold edits."""
     counts: dict[str, list[int]] = {}
-    for h, source, golds_set, typ, chosen in zip(hyp, gold.sources, gold.edits, types, annotators):
+    for golds_set, typ, chosen, seq in zip(gold.edits, types, annotators, sequences):
         g = dict(golds_set).get(chosen, [])
-        if not g:
-            continue
-        seq = _Sentence(_strip(h), source, max_unchanged_words).edit_seq(g)
-        if ignore_whitespace_casing:
-            seq = [x for x in seq if not _ws_case_only(x[2], x[3])]
         hit = set(matched_gold(seq, g))
-        for i, t in enumerate(typ[chosen]):
+        for i, t in enumerate(typ.get(chosen, ())):
             row = counts.setdefault(t, [0, 0])
             row[0] += 1
             row[1] += i in hit

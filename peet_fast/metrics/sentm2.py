@@ -35,7 +35,8 @@ from typing import Sequence
 import numpy as np
 
 from peet_fast.metrics.base import EvalSet, register
-from peet_fast.metrics.m2 import M2Metric, _match_edit, _Sentence, _strip, _ws_case_only
+from peet_fast.metrics.m2 import M2Metric, _Sentence, _strip, _ws_case_only
+from peet_fast.metrics.m2_types import matched_gold
 
 
 def sentence_prf(correct: float, proposed: float, gold: float, beta: float = 0.5) -> tuple[float, float, float]:
@@ -45,19 +46,6 @@ def sentence_prf(correct: float, proposed: float, gold: float, beta: float = 0.5
     b2 = beta * beta
     f = (1.0 + b2) * p * r / (b2 * p + r) if b2 * p + r else 0.0
     return p, r, f
-
-
-def matched_gold(seq: Sequence[tuple], gold: Sequence[tuple]) -> list[int]:
-    """The indices of the gold edits the official matchSeq matches (seq from the end backwards, each match moving
-    the search past the gold edit it matched; a system edit equal to several gold edits matches each of them)."""
-    out = []
-    last = 0
-    for e in reversed(seq):
-        for i in range(last, len(gold)):
-            if _match_edit(e, gold[i]):
-                out.append(i)
-                last = i + 1
-    return out
 
 
 def annotator_counts(sentence: _Sentence, golds_set: Sequence[tuple[int, list]],
