@@ -232,7 +232,13 @@ class GoToScorer(Metric):
         if self.weight_systems is not None:
             from peet_fast.io import read_lines
 
-            systems = [read_lines(s) if isinstance(s, (str, os.PathLike)) else list(s) for s in self.weight_systems]
+            systems = []
+            for s in self.weight_systems:
+                lines = read_lines(s) if isinstance(s, (str, os.PathLike)) else list(s)
+                if len(lines) != len(data.sources):
+                    where = os.fspath(s) if isinstance(s, (str, os.PathLike)) else "weight_systems"
+                    raise InputError(where, f"{len(lines)} lines, but the test set has {len(data.sources)}")
+                systems.append(lines)
             evaluations = self.evaluations(systems, data)
         if not evaluations:
             raise InputError("gotoscorer", "no system to compute the chunk weights from")

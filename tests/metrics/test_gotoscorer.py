@@ -211,3 +211,28 @@ def test_conll14_outputs_are_gts(annotator, shared_corpora, tmp_path):
         metric = get_metric("gotoscorer", weight_file=wfile)
         assert [printed(metric, s) for s in metric.system_stats(every, data)] == gts_rows(
             (HERE / "conll14.all27.8sys.out").read_text())
+
+
+def test_rank_command_line(tmp_path, capsys):
+    """`rank --metric gotoscorer --gotoscorer-weights W`: GTS's -w_file figures; a weight file of another test set,
+    or the option without the metric: one line, exit 2."""
+    import json
+
+    from peet_fast.cli import main
+
+    hyps = [str(tmp_path / "s2.txt"), str(tmp_path / "s3.txt")]
+    for path, sys_lines in zip(hyps, GEN[2:]):
+        Path(path).write_text("\n".join(sys_lines) + "\n", encoding="utf-8")
+    summary = tmp_path / "summary.json"
+    base = ["rank", "--hyp", *hyps, "--ref", str(M2SCORER / "gen.m2"), "--spacy-model", SPACY_MODEL,
+            "--bootstrap", "20"]
+    assert main([*base, "--metric", "gotoscorer", "--gotoscorer-weights", str(HERE / "gen.w01.txt"),
+                 "--summary", str(summary)]) == 0
+    got = {s["name"]: round(s["metrics"]["gotoscorer"]["score"], 4) for s in json.loads(summary.read_text())["systems"]}
+    assert [got["s2"], got["s3"]] == [row[7] for row in gts_rows((HERE / "gen.w01on23.out").read_text())]
+    capsys.readouterr()
+    assert main([*base, "--metric", "gotoscorer", "--gotoscorer-weights", str(HERE / "cases.w.txt")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [f"peet-fast rank: error: {HERE / 'cases.w.txt'}: weights for 6 sentences, but the test set has 300"]
+    assert main([*base, "--metric", "m2", "--gotoscorer-weights", "none"]) == 2
+    assert capsys.readouterr().err.strip().endswith("--gotoscorer-weights: needs --metric gotoscorer")

@@ -131,3 +131,18 @@ def test_errant_per_type_is_errant_compare_cat(tmp_path, level):
                for k, v in metric.breakdown(st, level=level).items()}
         assert got == want and want, s
         assert Counter({k: v[0] for k, v in got.items()}).total() == st[:, 0].sum()
+
+
+def test_rank_summary_carries_the_breakdowns(tmp_path):
+    import json
+
+    from peet_fast.cli import main
+
+    summary = tmp_path / "summary.json"
+    assert main(["rank", "--hyp", str(M2S / "gen.txt"), "--ref", str(M2S / "gen.m2"), "--metric", "m2", "wer",
+                 "--bootstrap", "10", "--summary", str(summary)]) == 0
+    entry = json.loads(summary.read_text())["systems"][0]["metrics"]
+    metric = get_metric("m2")
+    stats = metric.sentence_stats(read_system(str(M2S / "gen.txt")), EvalSet(None, [], None, str(M2S / "gen.m2")))
+    assert entry["m2"]["breakdown"] == metric.breakdown(stats)
+    assert "breakdown" not in entry["wer"]
