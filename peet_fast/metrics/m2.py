@@ -552,14 +552,19 @@ class M2Metric(Metric):
         self._gold_cache: dict = {}
 
     def _gold(self, data: EvalSet) -> Gold:
-        if data.gold_path:
+        """The gold file read as the official reads it; the blocks where the path names no file (the API's
+        "<gold>" for a gold M2 given as text)."""
+        if data.gold_path and (data.gold is None or os.path.isfile(data.gold_path)):
             key = os.path.abspath(data.gold_path)
             if key not in self._gold_cache:
                 self._gold_cache[key] = read_gold(data.gold_path)
             return self._gold_cache[key]
         if data.gold is None:
             raise InputError("m2", "needs a gold M2 (give the gold M2 file as the reference)")
-        return gold_from_blocks(data.gold)
+        key = ("blocks", id(data.gold))
+        if self._gold_cache.get(key, (None,))[0] is not data.gold:
+            self._gold_cache[key] = (data.gold, gold_from_blocks(data.gold))
+        return self._gold_cache[key][1]
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         gold = self._gold(data)

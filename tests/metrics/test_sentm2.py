@@ -96,3 +96,17 @@ def test_seeda_readme_column(shared_corpora):
                                                          else "conll14-task-INPUT.txt")
         got[name] = round(100 * metric.corpus_score(metric.sentence_stats(read_system(str(path)), data)), 2)
     assert {k: v for k, v in got.items() if v != SEEDA_SENTM2[k]} == {"REF-F": 48.93}
+
+
+def test_api_with_a_gold_m2_text():
+    """peet_fast.evaluate(gold=TEXT): m2 and sentm2 read the blocks (its gold_path "<gold>" names no file)."""
+    import peet_fast
+
+    gold, hyp = SETS["gen"]
+    lines = read_system(str(hyp))
+    ev = peet_fast.evaluate({"gen": lines}, gold=gold.read_text(encoding="utf-8"), metrics=["sentm2", "m2"])
+    expected = json.loads((HERE / "gen.json").read_text())
+    assert ev.systems["sentm2"].tolist() == [expected["mean"]]
+    by_path = get_metric("m2")
+    assert ev.systems["m2"].tolist() == [by_path.corpus_score(by_path.sentence_stats(lines, EvalSet(
+        None, [], None, str(gold))))]
