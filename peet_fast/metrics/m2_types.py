@@ -28,8 +28,8 @@ def matched_gold(seq: Sequence[tuple], gold: Sequence[tuple]) -> list[int]:
 
 
 def typed_gold(blocks: Sequence, gold) -> list[dict[int, list[str]]]:
-    """Per sentence {annotator: the types of its gold edits}, aligned with gold.edits (an m2.Gold, read from the blocks of
-    peet_fast.formats.m2 the Gold was read from: noop lines and edits beyond the sentence left out as the official
+    """Per sentence {annotator: the types of its gold edits}, aligned with gold.edits (an m2.Gold read from these
+    blocks of peet_fast.formats.m2: noop lines and edits beyond the sentence left out as the official
     reader leaves them out)."""
     if len(blocks) != len(gold.edits):
         raise ValueError(f"{len(blocks)} M2 blocks for {len(gold.edits)} gold sentences")

@@ -16,17 +16,18 @@ Checked against PT-M2's own code (its non-neural part, run unchanged but for tor
 of hand-written cases and 300 generated CoNLL-14 hypotheses (tests/metrics/test_sentm2.py, fixtures in
 tests/fixtures/sentm2/), of the unchanged CoNLL-14 input and of the first 100 sentences of the 27 CoNLL-14 / SEEDA
 outputs (benchmarks/new_metrics.py: PT-M2's pure-Python lattice takes minutes per system); and against the SEEDA
-README's SentM2 column on all 15 of its outputs (docs/rank-metrics.md). REF-F: SEEDA prints 48.99 where PT-M2 (and this metric) give 48.93 on the published output,
-whose line 97 is empty (the rewriter merged source sentences 96 and 97 into line 96; so since SEEDA's first commit
-of the file). The empty hypothesis deletes all 18 tokens of sentence 97; the lattice proposes three deletions, one of
-them annotator 1's deletion of "to": F 0.3125. With line 97 scoring 1.0 instead the file gives 48.985, SEEDA's
-figure: their run saw another line 97.
+README's SentM2 column on all 15 of its outputs (docs/rank-metrics.md). REF-F: SEEDA prints 48.99 where PT-M2 (and
+this metric) give 48.93 on the published output, whose line 97 is empty (the rewriter merged source sentences 96 and
+97 into line 96; so since SEEDA's first commit of the file). The empty hypothesis deletes all 18 tokens of sentence
+97; the lattice proposes three deletions, one of them annotator 1's deletion of "to": F 0.3125. With line 97 scoring
+1.0 instead the file gives 48.985, SEEDA's figure: their run saw another line 97.
 
 Departures, on input PT-M2 rejects: PT-M2 asserts that the hypothesis is its edit sequence applied to the source (it
 stops at a hypothesis with a double space inside, or whose edit sequence holds two insertions at one position, which
 it applies back in the wrong order); here every line is scored, with the figure PT-M2 gives without its check.
-Tokens are split as Python 2 splits them (the ``m2`` metric's reader), which differs from PT-M2's Python 3 only at U+180E.
-Lattices beyond m2.MAX_VERTICES / MAX_WORK take the ``m2`` metric's bounded search (PT-M2 would run for hours).
+Tokens are split as Python 2 splits them (the ``m2`` metric's reader), which differs from PT-M2's Python 3 only at
+U+180E. Lattices beyond m2.MAX_VERTICES / MAX_WORK take the ``m2`` metric's bounded search (PT-M2 would run for
+hours).
 
 Per-sentence statistics, shape (n, 4): the sentence's F and the chosen annotator's correct, proposed and gold
 counts (PT-M2's tie-breaks: more correct, then fewer proposed + beta^2 gold, then the first annotator).
