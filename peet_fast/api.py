@@ -211,8 +211,9 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     """Every metric asked for (names of the registry, peet_fast.metric_names(): peet, wer, errant, ...) of every
     system, as `peet-fast rank --metric ...` computes them. hyps: system name -> its sentences. Either refs (a list
     of references, each line-aligned with the systems; src: the source sentences, for the metrics that need them)
-    or gold: a gold M2 text, which supplies the sources and one reference per annotator (its corrected sentences;
-    the metrics that read M2 use it as is). model: the PEET model (file, Model, or None for the published one)."""
+    or gold: a gold M2 file's text (a string holding a newline) or its path, as m2score takes it, which supplies
+    the sources and one reference per annotator (its corrected sentences; the metrics that read M2, such as m2,
+    read it as is). model: the PEET model (file, Model, or None for the published one)."""
     from peet_fast.metrics.base import EvalSet
     from peet_fast.peet.model import Model, load_model
     from peet_fast.evaluation.rank import check_metric_inputs, metric_objects
@@ -223,18 +224,23 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
         objs = metric_objects(list(metrics) if not isinstance(metrics, str) else [metrics])
     except ValueError as exc:
         raise InputError("metrics", str(exc)) from None
-    blocks = None
+    blocks = gold_path = gold_text = None
     if gold is not None:
-        from peet_fast.formats.m2 import annotator_references, parse_m2
+        from peet_fast.formats.m2 import annotator_references, parse_m2, read_m2
 
         if refs is not None or src is not None:
             raise InputError("gold", "supplies the sources and references; leave out refs and src")
-        if not isinstance(gold, str):
-            raise InputError("gold", "must be the text of a gold M2 file (one string)")
-        blocks = parse_m2(gold.splitlines(), "<gold>")
+        if isinstance(gold, str) and "\n" in gold:           # M2 text, as m2score takes it
+            gold_text = gold.removeprefix("\ufeff")
+            blocks = parse_m2(gold_text.splitlines(), "<gold>")
+        elif isinstance(gold, (str, os.PathLike)):
+            gold_path = os.fspath(gold)
+            blocks = read_m2(gold_path)
+        else:
+            raise InputError("gold", "must be a gold M2 file's text (a string holding a newline) or its path")
         if not blocks:
             raise InputError("gold", "no sentence blocks")
-        refs = annotator_references(blocks, "<gold>")
+        refs = annotator_references(blocks, gold_path or "<gold>")
         src = [" ".join(b.source) for b in blocks]
     if not refs:
         raise InputError("refs", "give at least one reference (or a gold M2 text as gold)")
@@ -254,8 +260,8 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
             box.append(_annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size}))
         return box[0]
 
-    data = EvalSet(None if src is None else list(src), refs_t, blocks, None if blocks is None else "<gold>",
-                   annotator, {"model": loaded, "lang": "en"})
+    data = EvalSet(None if src is None else list(src), refs_t, blocks, gold_path, annotator,
+                   {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
     try:
         check_metric_inputs(objs, data, src_hint="src (or a gold M2 text as gold)", gold_hint="a gold M2 text as gold")
     except ValueError as exc:
@@ -289,8 +295,8 @@ def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[
                   for name, h in systems.items()})
     _aligned(named)
     prepared = G.References(G.tokens_of(sources), [G.tokens_of(r) for r in refs])
-    picks = G.draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
-    selection = G.selection_matrix(picks, prepared.n_refs)
+    picks = G.held_draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
+    selection = None if picks is None else G.selection_matrix(picks, prepared.n_refs)
     results = {name: G.score_system(prepared, G.tokens_of(h), n, iterations, picks=picks, selection=selection)
                for name, h in systems.items()}
     return results if isinstance(hypotheses, Mapping) else results["hypotheses"]

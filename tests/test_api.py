@@ -147,3 +147,31 @@ def test_the_api_is_exported_lazily():
             "print(sorted(m for m in ('spacy', 'pandas', 'pyarrow', 'ray') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_evaluate_takes_a_gold_m2_as_text_or_path_as_m2score_does(tmp_path):
+    """evaluate(gold=<M2 text>) scores the m2 metric on that text (it named a file '<gold>' before); its figure is
+    m2score's on the same text, and the official scorer's printed F0.5 (the fixture's recorded output); a path
+    works as for m2score."""
+    import gzip
+
+    from tests.conftest import FIXTURES
+
+    here = FIXTURES / "m2scorer"
+    text = (here / "gen.m2").read_text(encoding="utf-8")
+    hyp = (here / "gen.txt").read_text(encoding="utf-8").split("\n")[:-1]
+    official = gzip.decompress((here / "gen.v.out.gz").read_bytes()).decode("utf-8").splitlines()[-1]
+    assert official.startswith("F_0.5")
+    systems = {"gen": hyp, "copy": [line.split(" ", 1)[1] for line in text.splitlines() if line.startswith("S ")]}
+    for gold in (text, str(here / "gen.m2"), here / "gen.m2"):
+        ev = peet_fast.evaluate(systems, gold=gold, metrics=["m2", "wer"])
+        got = ev.systems.set_index("system")["m2"]
+        assert got["gen"] == peet_fast.m2score(hyp, text).f
+        assert f"{got['gen']:.4f}" == official.split(":")[1].strip()
+        assert got["copy"] == peet_fast.m2score(systems["copy"], text).f
+
+
+def test_dir_lists_the_lazy_names():
+    code = "import peet_fast; print(' '.join(dir(peet_fast)))"
+    names = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert {"evaluate", "m2score", "gleu", "score", "m2", "edits", "compare", "load", "metric_names"} <= set(names)

@@ -111,6 +111,52 @@ def test_readme_is_a_front_page_with_cis_commands():
         assert (ROOT / link).is_file(), link
 
 
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a Markdown heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def test_every_relative_link_leads_somewhere_else():
+    """A link in README.md or docs/*.md names a file that exists (relative to the document) other than the document
+    itself (a section of it is '#anchor'), and an anchor names one of the target's headings (or <a id="...">)."""
+    bad = []
+    for doc in DOCS:
+        text = doc.read_text(encoding="utf-8")
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"\w+:", target):
+                continue                                              # http:, https:, mailto:
+            path, _, frag = target.partition("#")
+            dest = (doc.parent / path).resolve() if path else doc
+            if path and not dest.exists():
+                bad.append(f"{doc.name}: {target}: no such file")
+            elif path and dest == doc.resolve():
+                bad.append(f"{doc.name}: {target}: links to itself (use #anchor)")
+            elif frag and dest.suffix == ".md":
+                target_text = dest.read_text(encoding="utf-8")
+                anchors = {_anchor(h) for h in re.findall(r"^#+ (.*)$", target_text, re.M)}
+                anchors |= set(re.findall(r'<a id="([^"]+)"></a>', target_text))
+                if frag not in anchors:
+                    bad.append(f"{doc.name}: {target}: no such heading")
+    assert not bad, "\n".join(bad)
+
+
+def test_the_rank_metrics_table_names_every_registered_metric_and_its_module():
+    """docs/rank-metrics.md's table has a row per metric of the registry, naming the module that defines it."""
+    from peet_fast.metrics.base import MODULES
+
+    rows = {}
+    for line in (ROOT / "docs" / "rank-metrics.md").read_text(encoding="utf-8").splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`") and cells[4].startswith("`"):
+            rows[cells[0].strip("`")] = cells[4].strip("`")
+    for name, module in MODULES.items():
+        assert name in rows, f"docs/rank-metrics.md has no row for the {name} metric"
+        path = module.removeprefix("peet_fast.").replace(".", "/")
+        assert rows[name] in (f"{path}.py", f"{path}/"), (name, rows[name], module)
+        assert (ROOT / "peet_fast" / rows[name]).exists(), rows[name]
+
+
 def test_the_marker_parser(tmp_path):
     doc = tmp_path / "d.md"
     doc.write_text("text\n<!-- example: shared exit0 -->\n```\n$ echo hi\nhi\n```\n\n```python\nx = 1\n```\n"

@@ -21,6 +21,7 @@ ROLES = {
     "score": {"hyp", "ref", "out"}, "featurize": {"hyp", "ref", "out"}, "predict": {"out"}, "synth": {"out"},
     "train": {"out"}, "explain": set(), "rank": {"src", "hyp", "ref"}, "report": {"src", "hyp", "ref", "out"},
     "excgec": {"hyp", "ref"}, "agreement": {"src", "ref"}, "cache": set(), "m2scorer": set(),
+    "human-rank": set(),
 }
 # drop-ins for an official script keep its spellings where they clash with the vocabulary: gleu is compute_gleu's
 # command line (-s SRC -r REF -o HYP: its -o names the hypotheses); it also takes --src/--ref/--hyp
@@ -103,6 +104,7 @@ MISSPELT = {
     "excgec": ("--merge-distnce", "--merge-distance"), "agreement": ("--smaple", "--sample"),
     "cache": ("--cache-dri", "--cache-dir"), "m2scorer": ("--max_unchaged_words", "--max_unchanged_words"),
     "gleu": ("--itr", "--iter"),
+    "human-rank": ("--bootstrp", "--bootstrap"),
 }
 
 

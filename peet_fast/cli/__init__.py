@@ -23,7 +23,7 @@ from peet_fast.io import shown_line
 
 process_is_ours = False                   # see main()
 COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth", "train", "explain", "rank",
-            "report", "excgec", "agreement", "cache", "gleu", "m2scorer")
+            "report", "excgec", "agreement", "cache", "gleu", "m2scorer", "human-rank")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,7 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.required = True
     parser.commands = {}
     for name in COMMANDS:
-        command = importlib.import_module(f"peet_fast.cli.{name}")
+        command = importlib.import_module(f"peet_fast.cli.{name.replace('-', '_')}")     # human-rank: human_rank
         p = command.add_parser(sub)
         add_debug_option(p)
         add_quiet_option(p)

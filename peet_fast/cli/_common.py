@@ -354,7 +354,7 @@ def plural(n: int, word: str, words: str | None = None) -> str:
     return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
-def print_model_line(model, references: int) -> None:
+def print_model_line(model, references: int | str) -> None:
     """The model and the number of references a ranking used, on stderr (score, rank, report)."""
     from peet_fast.io import shown
 

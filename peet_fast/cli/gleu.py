@@ -5,7 +5,7 @@ import argparse
 import os
 import sys
 
-from peet_fast.io import InputError, no_lines
+from peet_fast.io import InputError, line_count_error, no_lines, read_stdin
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
@@ -50,20 +50,20 @@ def run(args) -> int:
     for path in args.hypothesis:
         if path == "-":
             if stdin_data is None:
-                stdin_data = sys.stdin.buffer.read()
+                stdin_data = read_stdin("<stdin>", refuse_nul=True, cr_ends_line=False)
             lines = G.read_gleu_lines("<stdin>", stdin_data)
         else:
             lines = G.read_gleu_lines(path)
         hyps.append(G.tokens_of(lines))
         counts.append((path, len(lines)))
-    if len({c for _, c in counts}) > 1:
-        detail = ", ".join(f"{p}: {c} lines" for p, c in counts)
-        raise InputError(counts[0][0], f"the files differ in line count ({detail})")
+    mismatch = line_count_error(counts, "the files differ in line count")      # names the file that differs
+    if mismatch is not None:
+        raise mismatch
     if not sources:
         raise no_lines([p for p, _ in counts])
     prepared = G.References(sources, refs)
-    picks = G.draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))
-    selection = G.selection_matrix(picks, len(refs))
+    picks = G.held_draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))   # None: too many
+    selection = None if picks is None else G.selection_matrix(picks, len(refs))
     out = []
     for path, hyp in zip(args.hypothesis, hyps):
         result = G.score_system(prepared, hyp, args.n, args.iter, picks=picks, selection=selection,

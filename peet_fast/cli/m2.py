@@ -60,6 +60,13 @@ def run(args) -> int:
             if not given:
                 raise InputError(flag, "is required (or -para FILE with --lang zh)")
     check_output(args.out, [args.src, *(args.hyp or []), args.para, *resource_inputs(args)])
+    if not args.para:
+        from peet_fast.formats.m2 import looks_like_m2
+
+        for flag, path in [("-orig", args.src), *(("-cor", h) for h in args.hyp)]:
+            if looks_like_m2(path, by_name=False):
+                raise InputError(path, f"is an M2 file ('S' and 'A' lines), not text: {flag} takes one sentence per "
+                                       "line (for M2 files, use compare or m2scorer)")
     annotator = load_annotator(args, args.lang)
     if args.para:
         sources, targets = read_para(args.para)

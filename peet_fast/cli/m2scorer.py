@@ -20,16 +20,17 @@ def add_parser(sub) -> argparse.ArgumentParser:
                    help="accepted for compatibility; prints the -v report (the official's lattice dumps are not "
                         "reproduced)")
     p.add_argument("--max_unchanged_words", type=int, default=2, metavar="N",
-                   help="maximum unchanged words inside one extracted edit (default 2)")
-    p.add_argument("--beta", type=float, default=0.5, metavar="B", help="beta of the F-measure (default 0.5)")
+                   help="maximum unchanged words inside one extracted edit (default 2; at least 0)")
+    p.add_argument("--beta", type=float, default=0.5, metavar="B", help="beta of the F-measure (default 0.5; finite, at least 0)")
     p.add_argument("--ignore_whitespace_casing", action="store_true",
                    help="ignore edits that only change whitespace and casing")
     return p
 
 
 def run(args) -> int:
-    from peet_fast.metrics.m2 import read_gold, read_system, score_corpus, summary_lines
+    from peet_fast.metrics.m2 import check_options, read_gold, read_system, score_corpus, summary_lines
 
+    check_options(args.beta, args.max_unchanged_words, ("--beta", "--max_unchanged_words"))
     gold = read_gold(args.gold)
     system = read_system(args.system)
     report = [] if (args.verbose or args.very_verbose) else None

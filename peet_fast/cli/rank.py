@@ -53,7 +53,7 @@ def add_rank_inputs(p) -> None:
                         "in one notice); without it such rows are an error listing them all")
     p.add_argument("--bootstrap", type=int, default=1000, metavar="B",
                    help="paired bootstrap resamples of the sentences for the confidence intervals and p-values "
-                        "(default 1000)")
+                        "(default 1000, at most 100,000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0): same seed, same "
                                                                     "intervals and p-values")
     add_tokenize_option(p)
@@ -94,9 +94,13 @@ def ranking_from_args(args):
     PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator,
     progress and messages."""
     from peet_fast.evaluation.from_files import rank_files
+    from peet_fast.metrics.stats import MAX_RESAMPLES
 
     if args.bootstrap < 1:
         raise InputError("--bootstrap", "must be at least 1")
+    if args.bootstrap > MAX_RESAMPLES:
+        raise InputError("--bootstrap", f"at most {MAX_RESAMPLES:,} resamples (each one's figures are kept), not "
+                                        f"{args.bootstrap:,}")
     if args.seed < 0:
         raise InputError("--seed", "must be a non-negative integer")
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
@@ -112,7 +116,17 @@ def ranking_from_args(args):
                       progress=progress, notice=lambda text: print(text, file=sys.stderr))
 
 
-def print_ranking(ranking, model, references: int) -> None:
+def references_label(ranking) -> str:
+    """The references of a ranking as its model line names them: their number, and for a gold M2 that they are its
+    annotators (every annotator's corrected sentences are one reference set)."""
+    if ranking.gold_path is None:
+        return str(ranking.references)
+    return f"{ranking.references} (the annotator{'s' if ranking.references != 1 else ''} of {shown(ranking.gold_path)})"
+
+
+def print_ranking(ranking, model, references: int | str | None = None) -> None:
+    """The ranking on stdout, the model line on stderr (references: as it names them; default references_label)."""
+    references = references_label(ranking) if references is None else references
     if ranking.metric_names != ["peet"]:
         print_metrics(ranking)
         if model is not None:
@@ -223,5 +237,5 @@ def run(args) -> int:
         summary = {"model": None if model is None else model_summary(model, args),
                    "references": list(args.ref), "src": args.src, "human": args.human, **ranking.summary()}
         write_json(args.summary, summary)
-    print_ranking(ranking, model, len(args.ref))
+    print_ranking(ranking, model)
     return 0

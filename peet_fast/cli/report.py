@@ -32,7 +32,7 @@ def run(args) -> int:
     check_report_dir(args.out)
     ranking, model = ranking_from_args(args)
     images = write_report(args.out, ranking, model, args.title, args.human)
-    print_ranking(ranking, model, len(args.ref))
+    print_ranking(ranking, model)
     print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {plural(len(images), 'plot')}",
           file=sys.stderr)
     return 0

@@ -92,6 +92,8 @@ class Ranking:
     correlation: dict | None             # {"systems": k, "peet": {"spearman", "pearson"}, "wer": {...}, <metric>...}
     boot: np.ndarray = field(repr=False, default=None)   # (B, S) bootstrap means of PEET
     metrics: dict = field(default_factory=dict)          # name -> MetricInfo, the ranked metrics (first: the order)
+    references: int = 0                  # reference sets (a gold M2: one per annotator)
+    gold_path: str | None = None         # the gold M2 they came from, if one
 
     @property
     def metric_names(self) -> list[str]:
@@ -221,6 +223,7 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
         scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
     t0 = time.perf_counter()
     out = assemble_metrics(scores, objs, stats, seconds, wer, features, resamples, seed, human)
+    out.references, out.gold_path = len(refs), gold_path
     if timings is not None:
         timings.update(spent, bootstrap=time.perf_counter() - t0)
     return out

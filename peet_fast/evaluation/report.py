@@ -11,7 +11,8 @@ DIR/index.html has one section per plot, each with exactly one image:
 Ranked by other metrics (`rank --metric ...`, anything but PEET alone), the page shows them side by side: sections 1
 and 2 only when PEET is among them; ``ranking.png`` has one panel per metric (its score and 95 % interval, in the
 ranking's order) and the table one score / interval / p(next) group per metric; ``human.png`` one panel per metric
-(WER, the baseline, always) against the human scores.
+(WER, the baseline, always) against the human scores. Panels are laid out two a row (a page-wide image stays
+readable), scatter labels by evaluation.labels (no overlaps, inside the panel), and table cells never wrap.
 
 The directory is written complete or not at all: everything goes into a temporary directory beside DIR, which is
 then renamed into place. An existing DIR is replaced only when it is empty or holds an earlier peet-fast report.
@@ -131,10 +132,13 @@ def _figure(n_systems: int, width: float = 8.0):
     return plt.subplots(figsize=(width, max(2.5, 0.45 * n_systems + 1.4)), dpi=110)
 
 
-def _save(fig, tmp: str, name: str) -> str:
+def _save(fig, tmp: str, name: str, layout: bool = True) -> str:
+    """Write fig as tmp/name and close it (layout: tight_layout first; False where the layout is already final,
+    e.g. scatter labels placed on it)."""
     import matplotlib.pyplot as plt
 
-    fig.tight_layout()
+    if layout:
+        fig.tight_layout()
     fig.savefig(os.path.join(tmp, name), format="png")
     plt.close(fig)
     return name
@@ -214,47 +218,82 @@ def _metric_value(s, key: str) -> float:
     return s.metrics[key].score
 
 
+def _grid(n: int) -> tuple[int, int]:
+    """(rows, columns) of n panels: at most two side by side, so that a page-wide image stays readable."""
+    cols = min(2, n)
+    return (n + cols - 1) // cols, cols
+
+
 def _plot_metrics(tmp: str, ranking) -> str:
-    """One panel per ranked metric: its score and 95 % interval per system, in the ranking's order."""
+    """One panel per ranked metric: its score and 95 % interval per system, in the ranking's order; two panels a
+    row, the system names on each row's first."""
     import matplotlib.pyplot as plt
 
     systems = ranking.systems
     infos = list(ranking.metrics.values())
-    fig, axes = plt.subplots(1, len(infos), figsize=(4.2 * len(infos) + 1.5, max(2.5, 0.45 * len(systems) + 1.6)),
+    rows, cols = _grid(len(infos))
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols + 1.5, rows * max(2.5, 0.32 * len(systems) + 1.2)),
                              dpi=110, squeeze=False)
     pos = np.arange(len(systems))[::-1]
-    for j, (ax, m) in enumerate(zip(axes[0], infos)):
+    names = [f"{k}. {s.name}" for k, s in enumerate(systems, 1)]
+    for j, (ax, m) in enumerate(zip(axes.flat, infos)):
         score = np.array([s.metrics[m.name].score for s in systems])
         low = np.array([s.metrics[m.name].ci_low for s in systems])
         high = np.array([s.metrics[m.name].ci_high for s in systems])
         ax.errorbar(score, pos, xerr=np.clip(np.stack([score - low, high - score]), 0, None), fmt="o", capsize=4,
                     color=f"C{j % 10}")
-        ax.set_yticks(pos, [f"{k}. {s.name}" for k, s in enumerate(systems, 1)] if j == 0 else [""] * len(pos))
+        ax.set_yticks(pos, names if j % cols == 0 else [""] * len(pos))
         ax.set_xlabel(f"{m.title} ({'higher' if m.higher_is_better else 'lower'} is better)")
         ax.grid(axis="x", alpha=0.3)
+    for ax in axes.flat[len(infos):]:
+        ax.remove()
     fig.suptitle(f"Ranking by {infos[0].label}, with 95 % bootstrap confidence intervals ({ranking.resamples} "
                  f"paired resamples)")
     return _save(fig, tmp, "ranking.png")
 
 
 def _plot_human(tmp: str, ranking) -> str:
+    fig, _ = human_figure(ranking)
+    return _save(fig, tmp, "human.png", layout=False)
+
+
+def human_figure(ranking):
+    """The "vs human" scatter plots, one panel per correlated metric, two a row: the figure, laid out, and per
+    panel its label annotations (evaluation.labels: no overlaps, inside the panel; the systems' common name prefix
+    left out, as the figure's title says)."""
     import matplotlib.pyplot as plt
+
+    from peet_fast.evaluation.labels import common_prefix, place_labels
 
     have = [s for s in ranking.systems if s.human is not None]
     panels = _correlated(ranking)
-    fig, axes = plt.subplots(1, len(panels), figsize=(5.5 * len(panels), 4.5), dpi=110, squeeze=False)
-    for ax, (key, label, higher) in zip(axes[0], panels):
-        x = [_metric_value(s, key) for s in have]
-        y = [s.human for s in have]
-        ax.scatter(x, y, color="tab:blue")
-        for s, xi, yi in zip(have, x, y):
-            ax.annotate(s.name, (xi, yi), textcoords="offset points", xytext=(4, 3), fontsize="small")
+    rows, cols = _grid(len(panels))
+    fig, axes = plt.subplots(rows, cols, figsize=(5.6 * cols, 4.6 * rows + 0.3), dpi=110, squeeze=False)
+    prefix = common_prefix([s.name for s in have])
+    points = []
+    for ax, (key, label, higher) in zip(axes.flat, panels):
+        xy = [(_metric_value(s, key), s.human, s.name[len(prefix):]) for s in have]
+        xy = [p for p in xy if np.isfinite(p[0]) and np.isfinite(p[1])]
+        points.append((ax, xy))
+        ax.scatter([p[0] for p in xy], [p[1] for p in xy], s=36, color="tab:blue", zorder=3)
+        ax.margins(0.12)
         c = ranking.correlation[key]
-        ax.set_title(f"{label} vs human: Spearman {_fmt(c['spearman'])}, Pearson {_fmt(c['pearson'])}")
+        ax.set_title(f"{label} vs human: Spearman {_fmt(c['spearman'])}, Pearson {_fmt(c['pearson'])}",
+                     fontsize="medium")
         ax.set_xlabel(f"{label} ({'higher' if higher else 'lower'} is better)")
         ax.set_ylabel("human score (higher is better)")
         ax.grid(alpha=0.3)
-    return _save(fig, tmp, "human.png")
+    for ax in axes.flat[len(panels):]:
+        ax.remove()
+    if prefix:
+        fig.suptitle(f"Labels: the system names without their common prefix '{prefix}'", fontsize="small")
+    fig.tight_layout()
+    placed = []
+    for ax, xy in points:
+        ax.set_xlim(ax.get_xlim())              # the limits are final before the labels are placed in pixels
+        ax.set_ylim(ax.get_ylim())
+        placed.append(place_labels(ax, [p[0] for p in xy], [p[1] for p in xy], [p[2] for p in xy]))
+    return fig, placed
 
 
 # --- HTML ----------------------------------------------------------------------------------------------------------------
@@ -265,11 +304,30 @@ def _fmt(x, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (0,),
+           head_rows: Sequence[Sequence[tuple[str, int, int]]] | None = None) -> str:
+    """An HTML table; its cells never wrap (a system's name, an interval stay on one line: the header cells may),
+    and a table wider than the page scrolls within its own box instead of squeezing its columns. left: the columns
+    aligned left (the names; numbers align right). head_rows: instead of the one header row, rows of (text,
+    colspan, rowspan) cells (a metric's name over its columns)."""
     e = html.escape
-    head = "".join(f"<th>{e(h)}</th>" for h in header)
-    body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in r) + "</tr>" for r in rows)
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    def cls(k: int) -> str:
+        return ' class="l"' if k in left else ""
+
+    def span(n: int, what: str) -> str:
+        return f' {what}="{n}"' if n > 1 else ""
+    if head_rows is None:
+        head = "<tr>" + "".join(f"<th{cls(k)}>{e(h)}</th>" for k, h in enumerate(header)) + "</tr>"
+    else:
+        first = [0]                                    # the first row's cells start the columns
+        for _, c, _ in head_rows[0]:
+            first.append(first[-1] + c)
+        head = "".join("<tr>" + "".join(f"<th{cls(first[k]) if n == 0 else ''}{span(c, 'colspan')}"
+                                        f"{span(r, 'rowspan')}>{e(t)}</th>" for k, (t, c, r) in enumerate(row))
+                       + "</tr>" for n, row in enumerate(head_rows))
+    body = "".join("<tr>" + "".join(f"<td{cls(k)}>{e(str(c))}</td>" for k, c in enumerate(r)) + "</tr>" for r in rows)
+    return f'<div class="table"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
 
 
 def _distribution_table(ranking) -> str:
@@ -292,7 +350,7 @@ def _ranking_table(ranking) -> str:
                      _fmt(s.wer, 4), _fmt(s.human), s.sentences, _fmt(s.seconds_per_word, 4),
                      _fmt(s.mean_seconds_per_word, 4)])
     return (_table(["rank", "system", "PEET (s)", "95 % CI", "p (vs next)", "WER", "human", "sentences", "s/word",
-                    "mean s/word"], rows)
+                    "mean s/word"], rows, left=(0, 1))
             + "<p>s/word: the system's total predicted seconds / its total MO words (whitespace-separated); mean "
               "s/word: the mean over sentences of seconds / MO words (sentences without MO words left out).</p>")
 
@@ -300,10 +358,9 @@ def _ranking_table(ranking) -> str:
 def _metrics_table(ranking) -> str:
     """The ranking's metrics side by side: per metric its score, 95 % interval and p (vs next)."""
     infos = list(ranking.metrics.values())
-    header = ["rank", "system"]
-    for m in infos:
-        header += [m.title, f"{m.title} 95 % CI", f"{m.title} p (vs next)"]
-    header += ["human", "sentences"]
+    heads = [[("rank", 1, 2), ("system", 1, 2), *((m.title, 3, 1) for m in infos), ("human", 1, 2),
+              ("sentences", 1, 2)],
+             [cell for _ in infos for cell in (("score", 1, 1), ("95 % CI", 1, 1), ("p (vs next)", 1, 1))]]
     rows = []
     for k, s in enumerate(ranking.systems, 1):
         row = [k, s.name]
@@ -313,7 +370,7 @@ def _metrics_table(ranking) -> str:
             row += [_fmt(f.score, digits), f"[{_fmt(f.ci_low, digits)}, {_fmt(f.ci_high, digits)}]", _fmt(f.p_next)]
         rows.append(row + [_fmt(s.human), s.sentences])
     directions = ", ".join(f"{m.title}: {'higher' if m.higher_is_better else 'lower'} is better" for m in infos)
-    return (_table(header, rows)
+    return (_table([], rows, left=(0, 1), head_rows=heads)
             + f"<p>Ranked by {html.escape(infos[0].label)}. {html.escape(directions)}. p (vs next): share of the "
               f"paired resamples in which a system is not strictly better than the next one by that metric.</p>")
 
@@ -341,9 +398,11 @@ _TITLES = {
     "human": "PEET and WER vs human scores",
 }
 
-_CSS = ("body{font-family:sans-serif;max-width:72em;margin:1em auto;padding:0 1em}"
-        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .6em;text-align:right}"
-        "td:first-child,th:first-child{text-align:left}img{max-width:100%}")
+_CSS = ("body{font-family:sans-serif;max-width:80em;margin:1em auto;padding:0 1em}"
+        "table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:.2em .4em;text-align:right}"
+        "td{white-space:nowrap}th{vertical-align:bottom}th[colspan]{text-align:center}"
+        "div.table{overflow-x:auto;max-width:100%;font-size:.88em}"
+        ".l{text-align:left}img{max-width:100%}")
 
 
 def _page(title: str, ranking, model, sections, human_file) -> str:

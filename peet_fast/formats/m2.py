@@ -199,13 +199,13 @@ def annotator_references(blocks: Sequence[M2Block], path: str = "<m2>") -> list[
     return list(annotator_corrections(blocks, path).values())
 
 
-def looks_like_m2(path: str) -> bool:
-    """Whether a --ref file is a gold M2: its name ends in .m2, or (read from its first 64 KiB) its first non-blank
-    line starts with 'S ', every non-blank line starts with 'S ', 'A ' or 'T', and it has an 'A ' line or a blank
-    line between blocks."""
+def looks_like_m2(path: str, by_name: bool = True) -> bool:
+    """Whether a --ref file is a gold M2: (by_name) its name ends in .m2, or (read from its first 64 KiB) its first
+    non-blank line starts with 'S ', every non-blank line starts with 'S ', 'A ' or 'T', and it has an 'A ' line or
+    a blank line between blocks."""
     import os
 
-    if os.fspath(path).lower().endswith(".m2"):
+    if by_name and os.fspath(path).lower().endswith(".m2"):
         return True
     try:
         with open(path, "rb") as fh:

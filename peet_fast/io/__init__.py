@@ -15,12 +15,14 @@ from peet_fast.io.errors import (
     shown_line,
 )
 from peet_fast.io.read import (
+    MAX_FILE_READ,
     MAX_JSON_DEPTH,
     MAX_LINE_READ,
     UTF8_BOM,
     JSONTooDeep,
     json_depth,
     json_loads,
+    line_count_error,
     no_lines,
     open_input,
     read_bounded,
@@ -28,6 +30,8 @@ from peet_fast.io.read import (
     read_head,
     read_lines,
     read_parallel,
+    read_prefix,
+    read_stdin,
     read_text,
     split_lines,
     without_bom,

@@ -1,13 +1,18 @@
 """Reading input files, bounded: every byte a command reads from a text, M2, JSON or gzip file or standard input
-comes through open_input/read_bounded, which refuse a NUL byte, an over-long line or an over-large file with a
-file:line InputError before memory runs out.
+comes through open_input/read_bounded/read_stdin, which refuse a NUL byte, an over-long line (MAX_LINE_READ) or an
+over-large input (MAX_FILE_READ; a .gz once decompressed, inflated as it is read) with a file:line InputError before
+memory runs out; the short reads that sample a file's head (read_head, read_prefix) read a bounded prefix.
 
 Lines are split as Python's text mode splits them (``\\n``, ``\\r\\n`` and a lone ``\\r`` end a line), which is how
 errant reads its inputs, so line N here is line N there. A UTF-8 byte order mark at the start of a file is accepted
 and dropped (UTF8_BOM: part of no line)."""
 from __future__ import annotations
 
+import gzip
 import os
+import stat
+import sys
+import zlib
 from typing import BinaryIO, Sequence
 
 from peet_fast.io.errors import InputError
@@ -35,38 +40,93 @@ def without_bom(data: bytes) -> bytes:
 # the longest line any reader holds in memory (16 MiB, 16 x the parser's MAX_LINE_BYTES): a file with a longer one
 # (a binary file, /dev/zero, a stream with no line ends) is refused once that much is read, never read to its end
 MAX_LINE_READ = 16 << 20
+# the most a whole-file reader holds (1 GiB; a .gz's bytes once decompressed): a larger input is refused, a regular
+# file before it is read, a stream or a .gz once that much is read (a gzip bomb is never inflated past it)
+MAX_FILE_READ = 1 << 30
 _READ_BLOCK = 1 << 20
 
 
-def read_bounded(path: str | os.PathLike, refuse_nul: bool = False, max_line: int | None = None) -> bytes:
+def read_bounded(path: str | os.PathLike, refuse_nul: bool = False, max_line: int | None = None, *,
+                 gz: bool = False, cr_ends_line: bool = True, max_bytes: int | None = None) -> bytes:
     """A whole input file's bytes (a byte order mark kept), read in blocks: refused (InputError naming the file and
-    line) as soon as a line grows past max_line bytes (default MAX_LINE_READ), or (refuse_nul) a NUL byte is
-    read."""
+    line) as soon as a line grows past max_line bytes (default MAX_LINE_READ), the whole past max_bytes (default
+    MAX_FILE_READ), or (refuse_nul) a NUL byte is read. gz: the file is gzip (every member, as gzip.open reads it),
+    decompressed as it is read, the bounds applying to what it inflates to. cr_ends_line: a lone ``\\r`` ends a line
+    (text mode's lines; False: ``\\n`` only, as the official scorers read)."""
     path = os.fspath(path)
-    max_line = max_line or MAX_LINE_READ
-    blocks: list[bytes] = []
-    line_bytes = 0            # bytes read since the last line end
+    max_bytes = max_bytes or MAX_FILE_READ
     with open_input(path) as fh:
-        while True:
+        if not gz:
             try:
-                block = fh.read(_READ_BLOCK)
-            except OSError as exc:
-                raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-            if not block:
-                break
-            blocks.append(block)
-            if refuse_nul:
-                nul = block.find(b"\x00")
-                if nul >= 0:
-                    data = b"".join(blocks)
-                    at = len(data) - len(block) + nul
-                    raise InputError(path, "contains a NUL byte (binary file?)", _line_of(data, at))
-            end = max(block.rfind(b"\n"), block.rfind(b"\r"))
-            line_bytes = line_bytes + len(block) if end < 0 else len(block) - end - 1
-            if line_bytes > max_line:
-                data = b"".join(blocks)
-                raise InputError(path, f"a line longer than {max_line:,} bytes (not a text file of sentences?); "
-                                       f"refused after reading {len(data):,} bytes", _line_of(data, len(data) - 1))
+                st = os.fstat(fh.fileno())
+            except (OSError, ValueError, AttributeError):
+                st = None
+            if st is not None and stat.S_ISREG(st.st_mode) and st.st_size > max_bytes:
+                raise InputError(path, f"larger than {_size(max_bytes)}, the most an input file may hold")
+        return _read_stream(fh, path, refuse_nul, max_line, gz, cr_ends_line, max_bytes)
+
+
+def read_stdin(name: str = "<stdin>", refuse_nul: bool = False, max_line: int | None = None, *,
+               cr_ends_line: bool = True, max_bytes: int | None = None) -> bytes:
+    """Standard input's bytes, with read_bounded's bounds (name: how messages call it)."""
+    stream = getattr(sys.stdin, "buffer", sys.stdin)
+    if stream is None:
+        raise InputError(name, "no standard input")
+    return _read_stream(stream, name, refuse_nul, max_line, False, cr_ends_line, max_bytes or MAX_FILE_READ)
+
+
+def _size(n: int) -> str:
+    for unit, shift in (("GiB", 30), ("MiB", 20)):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return f"{n >> shift:,} {unit}"
+    return f"{n:,} bytes"
+
+
+def _ends(block: bytes, cr: bool, after_cr: bool) -> int:
+    """The line ends in block (after_cr: the byte before it was a \\r, so a leading \\n is part of that end)."""
+    n = block.count(b"\n")
+    if cr:
+        n += block.count(b"\r") - block.count(b"\r\n") - (1 if after_cr and block.startswith(b"\n") else 0)
+    return n
+
+
+def _read_stream(fh: BinaryIO, path: str, refuse_nul: bool, max_line: int | None, gz: bool, cr: bool,
+                 max_bytes: int) -> bytes:
+    max_line = max_line or MAX_LINE_READ
+    source = gzip.GzipFile(fileobj=fh, mode="rb") if gz else fh
+    size = min(_READ_BLOCK, max_line)
+    blocks: list[bytes] = []
+    total = 0
+    line_bytes = 0            # bytes read since the last line end
+    lines_before = 0          # line ends before the current block
+    after_cr = False
+    while True:
+        try:
+            block = source.read(size)
+        except (gzip.BadGzipFile, EOFError, zlib.error) as exc:
+            raise InputError(path, f"not a valid gzip file ({exc})") from None
+        except OSError as exc:
+            raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
+        if not block:
+            break
+        blocks.append(block)
+        total += len(block)
+        if refuse_nul:
+            nul = block.find(b"\x00")
+            if nul >= 0:
+                raise InputError(path, "contains a NUL byte (binary file?)",
+                                 lines_before + _ends(block[:nul], cr, after_cr) + 1)
+        end = max(block.rfind(b"\n"), block.rfind(b"\r")) if cr else block.rfind(b"\n")
+        line_bytes = line_bytes + len(block) if end < 0 else len(block) - end - 1
+        if line_bytes > max_line:
+            raise InputError(path, f"a line longer than {max_line:,} bytes (not a text file of sentences?); "
+                                   f"refused after reading {total:,} bytes",
+                             lines_before + _ends(block, cr, after_cr) + 1)
+        if total > max_bytes:
+            raise InputError(path, f"larger than {_size(max_bytes)}{' once decompressed' if gz else ''}, the most "
+                                   f"an input file may hold; refused after reading {total:,} bytes")
+        lines_before += _ends(block, cr, after_cr)
+        after_cr = cr and block.endswith(b"\r")
     return b"".join(blocks)
 
 
@@ -101,6 +161,13 @@ def read_head(path: str | os.PathLike, max_lines: int, max_bytes: int = _READ_BL
         lines.pop()
     return lines[:max_lines]
 
+
+
+def read_prefix(path: str | os.PathLike, limit: int) -> bytes:
+    """At most limit bytes from the start of a file (a sample of its head, or a file that must be small: ask for
+    one byte more than it may hold to tell). An OSError is the caller's to word (a sample may ignore it)."""
+    with open(path, "rb") as fh:
+        return fh.read(limit)
 
 MAX_JSON_DEPTH = 64
 
@@ -176,13 +243,26 @@ def read_parallel(paths: Sequence[str | os.PathLike]) -> list[list[str]]:
     """Read several line-aligned files; refuses files whose line counts differ, naming each file and its count, and
     files with no lines (no_lines)."""
     texts = [read_lines(p) for p in paths]
-    counts = {len(t) for t in texts}
-    if len(counts) > 1:
-        detail = ", ".join(f"{os.fspath(p)}: {len(t)} lines" for p, t in zip(paths, texts))
-        raise InputError(os.fspath(paths[0]), f"parallel files differ in line count ({detail})")
-    if counts == {0}:
+    mismatch = line_count_error([(os.fspath(p), len(t)) for p, t in zip(paths, texts)])
+    if mismatch is not None:
+        raise mismatch
+    if all(len(t) == 0 for t in texts):
         raise no_lines(paths)
     return texts
+
+
+def line_count_error(counts: Sequence[tuple[str, int]], message: str = "parallel files differ in line count"
+                     ) -> InputError | None:
+    """The error for line-aligned files whose line counts ((path, count) each) differ, naming the file that
+    differs: the first whose count is not the one most of them have (on a tie, the first file's); None where they
+    agree. The message lists every file's count."""
+    values = [n for _, n in counts]
+    if len(set(values)) <= 1:
+        return None
+    common = max(dict.fromkeys(values), key=values.count)      # most files; on a tie, the first file's count
+    odd = next(path for path, n in counts if n != common)
+    detail = ", ".join(f"{path}: {n} lines" for path, n in counts)
+    return InputError(odd, f"{message} ({detail})")
 
 
 def no_lines(paths: Sequence[str | os.PathLike]) -> InputError:

@@ -26,7 +26,7 @@ Departures, on input PT-M2 rejects: PT-M2 asserts that the hypothesis is its edi
 stops at a hypothesis with a double space inside, or whose edit sequence holds two insertions at one position, which
 it applies back in the wrong order); here every line is scored, with the figure PT-M2 gives without its check.
 Tokens are split as Python 2 splits them (the ``m2`` metric's reader), which differs from PT-M2's Python 3 only at
-U+180E. Lattices beyond m2.MAX_VERTICES / MAX_WORK take the ``m2`` metric's bounded search (PT-M2 would run for
+U+180E. Lattices beyond m2.search.MAX_VERTICES / MAX_WORK take the ``m2`` metric's bounded search (PT-M2 would run for
 hours).
 
 Per-sentence statistics, shape (n, 4): the sentence's F and the chosen annotator's correct, proposed and gold
@@ -39,7 +39,9 @@ from typing import Sequence
 import numpy as np
 
 from peet_fast.metrics.base import EvalSet, register
-from peet_fast.metrics.m2 import M2Metric, _Sentence, _strip, _ws_case_only
+from peet_fast.metrics.m2.py2 import _strip
+from peet_fast.metrics.m2.score import M2Metric
+from peet_fast.metrics.m2.search import _Sentence, _ws_case_only
 from peet_fast.metrics.m2_types import matched_gold
 
 

@@ -21,6 +21,10 @@ import numpy as np
 
 CI_LEVEL = 0.95
 _BLOCK_CELLS = 1 << 22          # resamples are processed in blocks of at most this many (resample, sentence) cells
+# the most resamples (rank/report --bootstrap): each resample's figure of every system is kept for the intervals and
+# p-values (8 bytes x systems per metric: 10 MB for 13 systems at this bound); the resamples themselves are drawn
+# in blocks of _BLOCK_CELLS. p-values resolve to 1 / MAX_RESAMPLES
+MAX_RESAMPLES = 100_000
 
 
 # --- bootstrap -------------------------------------------------------------------------------------------------------
@@ -46,6 +50,8 @@ def bootstrap_blocks(n: int, resamples: int, seed: int):
     yields (lo, hi, idx), idx being rows lo..hi-1."""
     if n == 0:
         raise ValueError("no sentences to resample")
+    if not 1 <= resamples <= MAX_RESAMPLES:
+        raise ValueError(f"between 1 and {MAX_RESAMPLES:,} resamples, not {resamples:,}")
     rng = np.random.default_rng(seed)
     block = max(1, min(resamples, _BLOCK_CELLS // n))
     for lo in range(0, resamples, block):

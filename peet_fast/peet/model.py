@@ -25,7 +25,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from peet_fast.en.features import FEATURE_SETS, SOURCE_MODES, feature_names
-from peet_fast.io import JSONTooDeep, json_loads, without_bom
+from peet_fast.io import JSONTooDeep, json_loads, read_prefix, without_bom
 
 FORMAT = "peet-fast-model"
 FORMAT_VERSION = 1
@@ -244,8 +244,7 @@ def load_model(path: str | os.PathLike | None = None) -> Model:
         return from_json(json.loads(res.read_text(encoding="utf-8")), f"<published model {PUBLISHED}>")
     path = os.fspath(path)
     try:
-        with open(path, "rb") as fh:
-            raw = fh.read(MAX_MODEL_BYTES + 1)
+        raw = read_prefix(path, MAX_MODEL_BYTES + 1)
     except OSError as exc:
         raise ModelError(f"{path}: cannot read model: {exc.strerror or exc}") from None
     if len(raw) > MAX_MODEL_BYTES:

@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, without_bom
+from peet_fast.io import InputError, read_prefix, without_bom
 from peet_fast.metrics.stats import pearson, spearman
 
 MAX_TIME = 250.0
@@ -134,8 +134,8 @@ def _columns_present(path: str, kind: str, columns: Sequence[str]) -> dict:
 
         names = pq.ParquetFile(path).schema_arrow.names
     else:
-        with open(path, "rb") as fh:
-            names = without_bom(fh.readline()).decode("utf-8", "replace").rstrip("\r\n").split("\t")
+        head = without_bom(read_prefix(path, 1 << 20)).split(b"\n", 1)[0]      # the header: 1 MiB at most
+        names = head.decode("utf-8", "replace").rstrip("\r\n").split("\t")
     return {c: c in names for c in columns}
 
 

@@ -112,8 +112,10 @@ def test_bounded_search_agrees_with_the_official(monkeypatch):
     """The search used on lattices too large for the official's (more than MAX_VERTICES vertices), forced on every
     sentence of the generated set: the official's figures still."""
     import peet_fast.metrics.m2 as m2
+    import peet_fast.metrics.m2.search as search
 
-    monkeypatch.setattr(m2, "MAX_VERTICES", 0)
+    monkeypatch.setattr(search, "MAX_VERTICES", 0)          # where the lattice reads it (not the re-export)
+    assert not search._Sentence("a b", "a c", 2).lattice.exact
     hyp = (HERE / "gen.txt").read_text(encoding="utf-8").split("\n")[:-1]
     res = m2.score_corpus(hyp, m2.read_gold(str(HERE / "gen.m2")))
     rows, _ = _report_rows(expected("gen.v").decode("utf-8"))

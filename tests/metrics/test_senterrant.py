@@ -3,7 +3,6 @@ its figures, made by RUNNING it, see make.py there)."""
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -14,10 +13,19 @@ from peet_fast.metrics.senterrant import edit_keys, matched
 from tests.conftest import FIXTURES, SPACY_MODEL
 
 HERE = FIXTURES / "senterrant"
-sys.path.insert(0, str(HERE))
-from make import SETS  # noqa: E402
 
-sys.path.remove(str(HERE))
+
+def _fixture_maker():
+    """tests/fixtures/senterrant/make.py under a name of its own (other fixture folders have a make.py too)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("senterrant_fixture_make", HERE / "make.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SETS = _fixture_maker().SETS
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,6 @@ m2score code, see make.py there) and against the SentM2 column of SEEDA's README
 from __future__ import annotations
 
 import json
-import sys
 
 import numpy as np
 import pytest
@@ -14,10 +13,19 @@ from peet_fast.metrics.sentm2 import best_for_sentence, sentence_prf
 from tests.conftest import FIXTURES
 
 HERE = FIXTURES / "sentm2"
-sys.path.insert(0, str(HERE))
-from make import SETS  # noqa: E402
 
-sys.path.remove(str(HERE))
+
+def _fixture_maker():
+    """tests/fixtures/sentm2/make.py under a name of its own (other fixture folders have a make.py too)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("sentm2_fixture_make", HERE / "make.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+SETS = _fixture_maker().SETS
 
 # SEEDA's README (tmu-nlp/SEEDA), "Evaluation scores for each system", column SentM2, on the 1,312-line CoNLL-14 test
 SEEDA_SENTM2 = {"BART": 51.29, "BERT-fuse": 63.21, "GECToR-BERT": 61.23, "GECToR-ens": 60.37, "GPT-3.5": 53.28,

@@ -419,8 +419,8 @@ def test_a_registered_metric_flows_through_report(fake_metric, tmp_path, capsys)
     assert rc == 0, err
     page = (out / "index.html").read_text("utf-8")
     assert re.findall(r'<section id="([^"]+)">', page) == ["distribution", "contributions", "ranking", "human"]
-    assert "<th>Words</th><th>Words 95 % CI</th>" in page and "<th>PEET (s)</th>" in page
-    assert "<td>Words</td>" in page and "<td>PEET (s)</td>" in page           # correlation rows
+    assert '<th colspan="3">Words</th>' in page and "<th>score</th><th>95 % CI</th><th>p (vs next)</th>" in page
+    assert '<td class="l">Words</td>' in page and '<td class="l">PEET (s)</td>' in page     # correlation rows
     out2 = tmp_path / "report2"
     rc, _, err = run_cli(capsys, "report", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest",
                          "--bootstrap", "100", "--out", out2)
