@@ -28,7 +28,15 @@ def add_rank_inputs(p) -> None:
                    help="the metrics to rank by, side by side, each with its bootstrap interval, p-values and human "
                         "correlations (default: peet); the first orders the ranking. Known: peet (predicted "
                         "post-editing seconds), wer, errant (errant_compare's span F0.5; needs the sources), and the "
-                        "metrics of the registry (peet_fast.metrics.base: m2, gleu where installed)")
+                        "metrics of the registry (peet_fast.metrics.base: m2, sentm2 and gotoscorer with a gold M2, "
+                        "senterrant, gleu; docs/rank-metrics.md)")
+    p.add_argument("--gotoscorer-weights", metavar="W",
+                   help="gotoscorer's chunk weights: a GTS weight file (what GTS's gotoscorer.py -gen_w_file writes; "
+                        "its sentences and chunks must be this test set's and reference's), or 'none' (every chunk "
+                        "weighs 1: GTS -no_weight); default: from the ranked systems (or --gotoscorer-systems)")
+    p.add_argument("--gotoscorer-systems", nargs="+", metavar="FILE",
+                   help="outputs (line-aligned with --hyp) whose corrections give gotoscorer's chunk weights instead "
+                        "of the ranked systems'")
     add_io_option(p, "src", metavar="SRC",
                   help="source sentences, line-aligned with --hyp and --ref text, for the metrics that need them "
                        "(errant, gleu); a gold M2 given as --ref supplies them itself")
@@ -55,7 +63,30 @@ def add_rank_inputs(p) -> None:
 def rank_inputs(args) -> list:
     """Every file a rank/report command line reads (outputs must not be one of them)."""
     _, paths = hyp_systems(args)
-    return [*paths, *args.ref, args.src, args.human, *resource_inputs(args)]
+    weights = [args.gotoscorer_weights] if args.gotoscorer_weights not in (None, "none") else []
+    return [*paths, *args.ref, args.src, args.human, *weights, *(args.gotoscorer_systems or []),
+            *resource_inputs(args)]
+
+
+def metrics_from_args(args) -> list:
+    """--metric's names, gotoscorer built with its weight options (refused without --metric gotoscorer)."""
+    from peet_fast.metrics.base import get_metric
+
+    options = {}
+    if args.gotoscorer_weights is not None and args.gotoscorer_systems:
+        raise InputError("--gotoscorer-systems", "give either --gotoscorer-weights or --gotoscorer-systems")
+    if args.gotoscorer_weights == "none":
+        options["no_weight"] = True
+    elif args.gotoscorer_weights is not None:
+        options["weight_file"] = args.gotoscorer_weights
+    if args.gotoscorer_systems:
+        options["weight_systems"] = list(args.gotoscorer_systems)
+    if not options:
+        return list(args.metric)
+    if "gotoscorer" not in args.metric:
+        flag = "--gotoscorer-systems" if args.gotoscorer_systems else "--gotoscorer-weights"
+        raise InputError(flag, "needs --metric gotoscorer")
+    return [get_metric("gotoscorer", **options) if m == "gotoscorer" else m for m in args.metric]
 
 
 def ranking_from_args(args):
@@ -78,7 +109,8 @@ def ranking_from_args(args):
     annotator = lambda: load_annotator(args)                                    # noqa: E731
     check_texts = lambda columns: warn_if_untokenised(args, columns)            # noqa: E731
     progress = lambda total: progress_for(args, total=total)                    # noqa: E731
-    return rank_files(args.hyp, args.ref, names=args.names, src=args.src, metrics=args.metric, model_path=args.model,
+    return rank_files(args.hyp, args.ref, names=args.names, src=args.src, metrics=metrics_from_args(args),
+                      model_path=args.model,
                       human_path=args.human, human_ignore=args.human_ignore, human_subset=args.human_subset,
                       bootstrap=args.bootstrap, seed=args.seed, annotator=annotator, check_texts=check_texts,
                       progress=progress, notice=lambda text: print(text, file=sys.stderr))

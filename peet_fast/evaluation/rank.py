@@ -68,10 +68,16 @@ class MetricInfo:
     fmt: str
     stats: list = field(repr=False, default_factory=list)          # per system: (n, ...) sentence statistics
     boot: np.ndarray = field(repr=False, default=None)               # (B, S) corpus scores of the resamples
+    metric: Metric | None = field(repr=False, default=None)          # the instance that computed stats
 
     @classmethod
     def of(cls, metric: Metric) -> "MetricInfo":
-        return cls(metric.name, metric.title or metric.name, metric.describe(), metric.higher_is_better, metric.fmt)
+        return cls(metric.name, metric.title or metric.name, metric.describe(), metric.higher_is_better, metric.fmt,
+                   metric=metric)
+
+    def breakdown(self, rank: int) -> dict | None:
+        """Per-category figures (Metric.breakdown) of the system at this rank, or None."""
+        return None if self.metric is None else self.metric.breakdown(self.stats[rank])
 
 
 @dataclass
@@ -106,10 +112,21 @@ class Ranking:
                          "p_next": s.p_next, "human": s.human, "words": s.words,
                          "seconds_per_word": _json_safe(s.seconds_per_word),
                          "mean_seconds_per_word": _json_safe(s.mean_seconds_per_word),
-                         "metrics": {k: _json_safe(v._asdict()) for k, v in s.metrics.items()}}
-                        for s in self.systems],
+                         "metrics": {k: self._metric_entry(k, r, v) for k, v in s.metrics.items()}}
+                        for r, s in enumerate(self.systems)],
             "correlation": _json_safe(self.correlation),
         }
+
+
+    def _metric_entry(self, name: str, rank: int, score: "MetricScore") -> dict:
+        """A system's figures for one metric in the summary, with its per-category "breakdown" where the metric has
+        one (m2: recall per gold error type; errant: per type as compare -cat 3)."""
+        entry = _json_safe(score._asdict())
+        info = self.metrics.get(name)
+        found = info.breakdown(rank) if info is not None else None
+        if found is not None:
+            entry["breakdown"] = _json_safe(found)
+        return entry
 
 
 def _json_safe(x):

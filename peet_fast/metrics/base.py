@@ -27,6 +27,9 @@ MODULES: dict[str, str] = {
     "errant": "peet_fast.metrics.errant",
     "gleu": "peet_fast.metrics.gleu",
     "m2": "peet_fast.metrics.m2",
+    "sentm2": "peet_fast.metrics.sentm2",
+    "senterrant": "peet_fast.metrics.senterrant",
+    "gotoscorer": "peet_fast.metrics.gotoscorer",
 }
 
 REGISTRY: dict[str, type["Metric"]] = {}
@@ -83,6 +86,27 @@ class Metric:
         meta-evaluation compares. The default is the corpus score of each sentence alone; a metric whose
         sentence-level figure is defined otherwise (SentM2, PEET's seconds) overrides it."""
         return np.array([self.corpus_score(stats[i:i + 1]) for i in range(len(stats))], dtype=np.float64)
+
+    def breakdown(self, stats: np.ndarray) -> dict | None:
+        """Per-category figures of one system, {category: {figure: value}}, for an array this instance's
+        sentence_stats or system_stats returned (all its sentences), or None where the metric has none (the
+        default). ``m2``: recall per gold error type; ``errant``: TP/FP/FN/P/R/F per type as errant_compare -cat 3
+        prints them."""
+        return None
+
+    def _remember(self, stats: np.ndarray, detail: Any) -> None:
+        """Keep what breakdown(stats) needs beside the statistics array it belongs to (while that array lives)."""
+        import weakref
+
+        kept = self.__dict__.setdefault("_kept", {})
+        for key in [k for k, (ref, _) in kept.items() if ref() is None]:
+            del kept[key]
+        kept[id(stats)] = (weakref.ref(stats), detail)
+
+    def _recalled(self, stats: np.ndarray) -> Any:
+        """What _remember kept for this very array, or None."""
+        got = self.__dict__.get("_kept", {}).get(id(stats))
+        return got[1] if got is not None and got[0]() is stats else None
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Corpus scores of resamples: idx has shape (resamples, n) (sentence indices) -> shape (resamples,)."""

@@ -9,6 +9,8 @@ score is F_beta of their sums, rounded to 4 decimals as errant_compare prints it
 is `compare`'s figure. A resample scores its sentences' counts as they were chosen over the whole corpus (the
 choice is not redone per resample).
 
+breakdown(stats) gives the per-type figures of `compare -cat` for the system these statistics belong to.
+
 EvalSet use: sources (required), references, annotator, options["lang"] ("en" by default: span rules of
 peet_fast.languages.span_rules)."""
 from __future__ import annotations
@@ -74,7 +76,14 @@ class Errant(Metric):
             alone = sentence_counts(hyp, refs, beta=self.beta, mode=self.mode, **rules)
             out.append(np.concatenate([np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3),
                                        np.array(alone, dtype=np.float64).reshape(len(hyp), 3)], axis=1))
+            self._remember(out[-1], result)
         return out
+
+    def breakdown(self, stats: np.ndarray, level: int = 3) -> dict | None:
+        """TP, FP, FN, P, R and F per error type over the chosen pairs, as `compare -cat LEVEL` (errant_compare
+        -cat) prints them: level 1 the operation (M/R/U), 2 the main type, 3 the full type; sorted by type."""
+        result = self._recalled(stats)
+        return None if result is None else result.summary(level)["per_type"]
 
     def corpus_score(self, stats: np.ndarray) -> float:
         from peet_fast.metrics.span import f_score

@@ -202,8 +202,30 @@ class M2Metric(Metric):
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         gold = self._gold(data)
-        return score_corpus([_strip(h) for h in hyp], gold, self.max_unchanged_words, self.beta,
-                            self.ignore_whitespace_casing).stats
+        result = score_corpus([_strip(h) for h in hyp], gold, self.max_unchanged_words, self.beta,
+                              self.ignore_whitespace_casing)
+        self._remember(result.stats, (list(hyp), gold, data, result.annotators))
+        return result.stats
+
+    def breakdown(self, stats: np.ndarray) -> dict | None:
+        """Recall per gold error type, {type: {"gold", "TP", "FN", "R"}}, with the annotators chosen for these
+        statistics (peet_fast.metrics.m2_types)."""
+        from peet_fast.formats.m2 import read_m2
+        from peet_fast.metrics.m2_types import recall_by_type, typed_gold
+
+        kept = self._recalled(stats)
+        if kept is None:
+            return None
+        hyp, gold, data, annotators = kept
+        blocks = data.gold if data.gold is not None else read_m2(data.gold_path)
+        sequences = []
+        for h, source, golds_set, chosen in zip(hyp, gold.sources, gold.edits, annotators):
+            g = dict(golds_set).get(chosen, [])
+            seq = _Sentence(_strip(h), source, self.max_unchanged_words).edit_seq(g) if g else []
+            if self.ignore_whitespace_casing:
+                seq = [x for x in seq if not _ws_case_only(x[2], x[3])]
+            sequences.append(seq)
+        return recall_by_type(gold, typed_gold(blocks, gold), annotators, sequences)
 
     def corpus_score(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats)
