@@ -27,6 +27,9 @@ MODULES: dict[str, str] = {
     "errant": "peet_fast.metrics.errant",
     "gleu": "peet_fast.metrics.gleu",
     "m2": "peet_fast.metrics.m2",
+    "green": "peet_fast.metrics.green",
+    "cleme": "peet_fast.metrics.cleme_metric",
+    "cleme2": "peet_fast.metrics.cleme_metric",
 }
 
 REGISTRY: dict[str, type["Metric"]] = {}
