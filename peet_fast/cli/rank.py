@@ -26,9 +26,9 @@ def add_rank_inputs(p) -> None:
     add_system_inputs(p)
     p.add_argument("--metric", nargs="+", default=["peet"], metavar="NAME",
                    help="the metrics to rank by, side by side, each with its bootstrap interval, p-values and human "
-                        "correlations (default: peet); the first orders the ranking. Known: peet (predicted "
-                        "post-editing seconds), wer, errant (errant_compare's span F0.5; needs the sources), and the "
-                        "metrics of the registry (peet_fast.metrics.base: m2, gleu where installed)")
+                        "correlations (default: peet); the first orders the ranking. Known: every name of "
+                        "peet_fast.metric_names(): peet (predicted post-editing seconds), wer, errant (errant_compare's "
+                        "span F0.5), gleu, m2 (a gold M2 as --ref), green, cleme, cleme2, ... (docs/rank-metrics.md)")
     add_io_option(p, "src", metavar="SRC",
                   help="source sentences, line-aligned with --hyp and --ref text, for the metrics that need them "
                        "(errant, gleu); a gold M2 given as --ref supplies them itself")

@@ -67,6 +67,7 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
+    needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         """Per-sentence sufficient statistics, shape (len(hyp), ...)."""

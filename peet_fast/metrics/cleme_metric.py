@@ -48,6 +48,8 @@ def _totals(stats: np.ndarray, k: int) -> list[float]:
 class _ChunkMetric(Metric):
     higher_is_better = True
     needs_sources = True
+    needs_annotator = True
+    langs = ("en", "zh")                    # languages whose annotator it takes (compare --lang)
     columns: tuple = ()
 
     def __init__(self, mode: str = "dependent", weighted: bool = False, merge_distance: int = 0):

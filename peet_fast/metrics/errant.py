@@ -4,10 +4,15 @@ The system's edits source -> hypothesis and each reference's edits source -> ref
 language's annotator exactly as `peet-fast compare --src SRC --hyp HYP --ref REF ...` extracts them
 (peet_fast.compare_inputs.sentences_from_parallel: what `peet-fast m2` writes), and scored by
 peet_fast.metrics.span.compare_edits: per sentence, the reference whose edits give the best running corpus F is
-chosen, as errant_compare does. Per-sentence statistics, shape (n, 3): the chosen pair's TP, FP, FN. The corpus
-score is F_beta of their sums, rounded to 4 decimals as errant_compare prints it; over all the sentences in order it
-is `compare`'s figure. A resample scores its sentences' counts as they were chosen over the whole corpus (the
-choice is not redone per resample).
+chosen, as errant_compare does. Per-sentence statistics, shape (n, 3 + 3R): the chosen pair's TP, FP, FN, then each
+reference's own (TP, FP, FN) against the hypothesis. The corpus score is F_beta of the chosen counts' sums, rounded
+to 4 decimals as errant_compare prints it; over all the sentences in order it is `compare`'s figure. A resample
+scores its sentences' counts as they were chosen over the whole corpus (the choice is not redone per resample).
+
+Sentence scores follow gec-metrics' ERRANT.score_sentence (gotutiyan/gec-metrics, metrics/errant.py): per sentence
+the reference with the highest (F_beta, TP, -FP, -FN) of its own counts (the first on ties), its F_beta unrounded
+(P = 1 when FP = 0, R = 1 when FN = 0, so a sentence without edits on either side scores 1); checked against
+gec-metrics itself in tests/metrics/test_sentence_scores.py.
 
 EvalSet use: sources (required), references, annotator, options["lang"] ("en" by default: span rules of
 peet_fast.languages.span_rules)."""
@@ -20,6 +25,12 @@ import numpy as np
 from peet_fast.metrics.base import EvalSet, Metric, register
 
 
+def _rows(stats: np.ndarray) -> np.ndarray:
+    """stats as a float64 (n, columns) array ((0, 3) when empty)."""
+    st = np.asarray(stats, dtype=np.float64)
+    return st.reshape(len(st), -1) if st.size else np.zeros((len(st), 3))
+
+
 @register
 class Errant(Metric):
     name = "errant"
@@ -28,6 +39,7 @@ class Errant(Metric):
     higher_is_better = True
     needs_sources = True
     fmt = ".4f"
+    needs_annotator = True
 
     def __init__(self, beta: float = 0.5, mode: str = "cs"):
         self.beta = beta
@@ -68,17 +80,39 @@ class Errant(Metric):
 
         refs = self.reference_sentences(data)
         rules = span_rules(data.options.get("lang", "en"))
+        each = [[{0: sent[r]} if r in sent else {} for sent in refs] for r in range(len(data.references))]
         out = []
         for hyp in self.hypothesis_sentences(hyps, data):
             result = compare_edits(hyp, refs, beta=self.beta, mode=self.mode, **rules)
-            out.append(np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3))
+            cols = [np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3)]
+            for ref in each:
+                one = compare_edits(hyp, ref, beta=self.beta, mode=self.mode, **rules)
+                cols.append(np.array(one.counts, dtype=np.float64).reshape(len(hyp), 3))
+            out.append(np.concatenate(cols, axis=1))
         return out
 
     def corpus_score(self, stats: np.ndarray) -> float:
         from peet_fast.metrics.span import f_score
 
-        tp, fp, fn = (int(x) for x in np.asarray(stats, dtype=np.float64).reshape(-1, 3).sum(axis=0))
+        tp, fp, fn = (int(x) for x in _rows(stats)[:, :3].sum(axis=0))
         return f_score(tp, fp, fn, self.beta)[2]
+
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """gec-metrics' sentence-level ERRANT (see the module docstring); statistics without the per-reference
+        columns score the chosen pair's counts."""
+        from peet_fast.metrics.span import prf
+
+        st = _rows(stats)
+        out = np.empty(len(st), dtype=np.float64)
+        for i, row in enumerate(st.tolist()):
+            cands = [row[k:k + 3] for k in range(3 if len(row) > 3 else 0, len(row), 3)]
+            best = None
+            for tp, fp, fn in cands:
+                key = [prf(tp, fp, fn, self.beta)[2], tp, -fp, -fn]
+                if best is None or best < key:
+                    best = key
+            out[i] = best[0]
+        return out
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]
@@ -96,6 +130,6 @@ class Errant(Metric):
         flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
         counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
         for s, st in enumerate(stats):
-            sums = counts @ np.asarray(st, dtype=np.float64).reshape(-1, 3)
+            sums = counts @ _rows(st)[:, :3]
             out[:, s] = [f_score(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in sums]
         return out

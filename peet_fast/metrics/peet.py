@@ -27,6 +27,7 @@ class PEET(Metric):
     label = "PEET"
     higher_is_better = False
     fmt = ".3f"
+    needs_annotator = True
 
     def __init__(self, model=None):
         self.model = model
@@ -72,6 +73,10 @@ class PEET(Metric):
         if len(stats) == 0:
             return float("nan")
         return math.fsum(stats[:, 0].tolist()) / len(stats)
+
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Each sentence's predicted seconds (column 0; lower is better, as the corpus score)."""
+        return np.asarray(stats, dtype=np.float64).reshape(len(stats), -1)[:, 0].copy()
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]

@@ -82,6 +82,11 @@ class WER(Metric):
             return float("nan")
         return math.fsum((stats[:, 0] / stats[:, 1]).tolist()) / len(stats)
 
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Each sentence's WER against its closest reference (lower is better)."""
+        stats = np.asarray(stats, dtype=np.float64).reshape(len(stats), 2)
+        return stats[:, 0] / stats[:, 1]
+
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]
 
