@@ -4,7 +4,8 @@
 
 job: {"metric": "green" | "gleu_official" | "gleu" | "errant", "config": {...the metric's Config fields...},
 "sources": [...], "hypotheses": [[...], ...] (one list per system), "references": [[...], ...]}; result: {"corpus":
-[one score per system], "sentence": [[per sentence] per system]}.
+[one score per system], "sentence": [[per sentence] per system], "corpus_seconds", "sentence_seconds": the time spent in score_corpus
+and in score_sentence (one fresh metric instance for the job, as a user scores several systems)}.
 
 gec-metrics' package __init__ imports its neural metrics (transformers, torch); the reference-based n-gram and edit
 metrics do not need them, so the two package modules are made empty namespaces and the metric modules are imported on
@@ -12,6 +13,7 @@ their own. errant.load("en") asks spaCy for en_core_web_sm: it gets the pipeline
 (the one of tests/conftest.py)."""
 import json
 import sys
+import time
 import types
 from pathlib import Path
 
@@ -55,10 +57,14 @@ def main() -> None:
     job = json.load(sys.stdin)
     cls = _import(job["metric"])
     scorer = cls(cls.Config(**job.get("config", {})))
-    out = {"corpus": [], "sentence": []}
+    out = {"corpus": [], "sentence": [], "corpus_seconds": 0.0, "sentence_seconds": 0.0}
     for hyps in job["hypotheses"]:
+        t0 = time.perf_counter()
         out["corpus"].append(scorer.score_corpus(job["sources"], hyps, job["references"]))
+        t1 = time.perf_counter()
         out["sentence"].append([float(x) for x in scorer.score_sentence(job["sources"], hyps, job["references"])])
+        out["corpus_seconds"] += t1 - t0
+        out["sentence_seconds"] += time.perf_counter() - t1
     json.dump(out, sys.stdout)
 
 

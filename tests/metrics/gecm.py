@@ -20,12 +20,17 @@ def python() -> str | None:
     return None
 
 
-def run(metric: str, config: dict, sources, systems, references) -> dict:
-    """gec-metrics' {"corpus": [per system], "sentence": [[per sentence] per system]}."""
+def run(metric: str, config: dict, sources, systems, references, keep_time: bool = False) -> dict:
+    """gec-metrics' {"corpus": [per system], "sentence": [[per sentence] per system], "corpus_seconds",
+    "sentence_seconds"} (figures only where keep_time is False: what the tests compare)."""
     job = {"metric": metric, "config": config, "sources": list(sources), "hypotheses": [list(h) for h in systems],
            "references": [list(r) for r in references]}
     proc = subprocess.run([python(), str(ORACLE)], input=json.dumps(job), capture_output=True, text=True,
                           cwd=str(Path(ORACLE).parent), timeout=1800)
     if proc.returncode != 0:
         raise RuntimeError(f"gec-metrics oracle failed: {proc.stderr[-2000:]}")
-    return json.loads(proc.stdout)
+    out = json.loads(proc.stdout)
+    if not keep_time:
+        out.pop("corpus_seconds", None)
+        out.pop("sentence_seconds", None)
+    return out
