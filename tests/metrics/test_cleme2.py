@@ -165,3 +165,33 @@ def test_live_cleme_on_the_hand_written_cases():
         sents = cleme_sentences(CASES / h, CASES / r)
         for mode, weighted in VARIANTS:
             check(ours(sents, mode, weighted), fig, mode, weighted)
+
+
+def test_chinese_registry_cleme_equals_compare_cleme(capsys, tmp_path):
+    import peet_fast
+    from peet_fast.cli import main
+
+    src = ["我们去学校。", "他再学校。", "天气很好。"]
+    hyp = ["我们去学校了。", "他再学校。", "天气很好了。"]
+    ref = ["我们去学校了。", "他在学校。", "天气很好。"]
+    paths = {}
+    for name, lines in (("src", src), ("hyp", hyp), ("ref", ref)):
+        paths[name] = tmp_path / f"{name}.txt"
+        paths[name].write_text("".join(x + "\n" for x in lines), encoding="utf-8")
+    common = ["compare", "--lang", "zh", "--src", str(paths["src"]), "--hyp", str(paths["hyp"]), "--ref",
+              str(paths["ref"])]
+    assert main([*common, "--metric", "cleme"]) == 0
+    printed = capsys.readouterr().out.split("\n")
+    f = float(printed[3].split("\t")[6])
+    zh = peet_fast.load("zh")
+    data = EvalSet(src, [ref], annotator=lambda: zh, options={"lang": "zh"})
+    m = get_metric("cleme")
+    stats = m.sentence_stats(hyp, data)
+    # 了 inserted: TP; 再 -> 在 missed: FN; 了 added to sentence 3: FP (as compare's test of the same sentences)
+    assert stats[:, :3].sum(axis=0).tolist() == [1, 1, 1] and m.corpus_score(stats) == f
+    assert main([*common, "--metric", "cleme2"]) == 0
+    c2 = get_metric("cleme2")
+    expected = c2.corpus_score(c2.sentence_stats(hyp, data))
+    assert capsys.readouterr().out == f"CLEME2.0-dep\t{expected:.4f}\n"
+    # hit 1/2, err 0, und 1/2, ove 1/2 (the FP is unnecessary): com = 0.45/2 + 0.35 + 0.15/2 + 0.05/2
+    assert abs(expected - (0.45 / 2 + 0.35 + 0.15 / 2 + 0.05 / 2)) < 1e-15
