@@ -147,3 +147,19 @@ def test_bad_options_and_inputs():
         m.sentence_stats(["a"], EvalSet(None, [["a"]]))
     with pytest.raises(InputError, match="differ in length"):
         m.sentence_stats(["a", "b"], EvalSet(["a"], [["a"]]))
+
+
+def test_compare_and_rank_take_green(capsys, tmp_path):
+    from peet_fast.cli import main
+
+    R = Path(__file__).parents[1] / "fixtures" / "rank"
+    common = ["--hyp", str(R / "weak.txt"), "--ref", str(R / "reference.txt"), str(R / "reference2.txt")]
+    assert main(["compare", "--src", str(R / "source.txt"), *common, "--metric", "green"]) == 0
+    out = capsys.readouterr().out
+    src, hyp = (R / "source.txt").read_text().splitlines(), (R / "weak.txt").read_text().splitlines()
+    refs = [(R / f).read_text().splitlines() for f in ("reference.txt", "reference2.txt")]
+    assert out == f"GREEN F2\t{figures({}, src, [hyp], refs)['corpus'][0]:.4f}\n"
+    # without the sources: one line naming the option, exit 2
+    assert main(["compare", *common, "--metric", "green"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "--metric" in err[0] and "--src" in err[0]
