@@ -53,7 +53,7 @@ def end_to_end(root: Path, hyp: Path, ref: Path, confusion: Path | None, repeat:
 
 
 def in_process(hyp: Path, ref: Path, confusion: Path | None, repeat: int) -> dict:
-    from peet_fast import excgec as X
+    from peet_fast.evaluation import excgec as X
     from peet_fast.zh import ZhAnnotator
 
     best: dict = {}

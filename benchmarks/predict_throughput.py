@@ -12,7 +12,7 @@ One run, one data set:
    (mostly 1); R, M, U are the summed weights, NONE = 1 for an unedited row, NumEditedWords = R + M + U and
    NumWordsT = NumWordsS + M - U (at least 1). An existing file of the same row count and batch size in --keep DIR
    is reused (delete it to regenerate).
-2. peet: times peet_fast.model.predict_file(load_model(), path) -- the published model, no output file -- and, as a
+2. peet: times peet_fast.peet.model.predict_file(load_model(), path) -- the published model, no output file -- and, as a
    separate measurement, predict_file(..., out_path=<dir>/peet_out.arrow) (the (sentence, seconds) output file;
    the previous run's output is deleted before each run, untimed, so each run writes a new file as a user's would).
    Note: for an Arrow IPC input, predict_file streams the file's own record batches; its batch_rows argument only
@@ -223,7 +223,7 @@ def worker(kind: str, path: str, repeat: int, out_dir: str) -> dict:
     import numpy as np
     import pyarrow as pa
 
-    from peet_fast.model import load_model, predict_file
+    from peet_fast.peet.model import load_model, predict_file
 
     model = load_model()
     features = list(model.features)

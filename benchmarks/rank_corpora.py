@@ -3,7 +3,7 @@ pass/fail).
 
     python benchmarks/rank_corpora.py [--bootstrap 1000] [--seed 0] [--lines N] [--json OUT]
 
-Runs, each in this process with one spaCy pipeline loaded untimed beforehand (peet_fast.rank.rank_systems, the code
+Runs, each in this process with one spaCy pipeline loaded untimed beforehand (peet_fast.evaluation.rank.rank_systems, the code
 behind `peet-fast rank`):
 
 1. GMEG FCE and Wiki, dev and test separately (each split has its own human CSV, `{split}/{domain}-corpus-scores.csv`):
@@ -36,9 +36,9 @@ sys.path.insert(0, str(HERE.parent))
 from peet_fast.en.annotator import Annotator  # noqa: E402
 from peet_fast.io import read_lines  # noqa: E402
 from peet_fast.metrics.stats import correlations  # noqa: E402
-from peet_fast.model import load_model  # noqa: E402
-from peet_fast.rank import rank_systems, read_human_scores  # noqa: E402
-from peet_fast.scoring import system_name  # noqa: E402
+from peet_fast.peet.model import load_model  # noqa: E402
+from peet_fast.evaluation.rank import rank_systems, read_human_scores  # noqa: E402
+from peet_fast.formats.systems import system_name  # noqa: E402
 
 GMEG_SYSTEMS = ["amu", "lstm", "lstm-r", "marian", "nus", "transformer", "source"]
 

@@ -290,7 +290,7 @@ def published_seconds(r, m, u, nws, nwt, ned) -> float:
 
 def check_published_model() -> str | None:
     """None when the shipped published model is the formula above; else what differs."""
-    d = json.loads((ROOT / "peet_fast" / "models" / "peet_published.json").read_text("utf-8"))
+    d = json.loads((ROOT / "peet_fast" / "peet" / "models" / "peet_published.json").read_text("utf-8"))
     if d.get("standardization") is not None:
         return "the shipped model has a standardization"
     ours = [PUBLISHED_COEF[f] for f in d["features"]] if set(d["features"]) <= set(PUBLISHED_COEF) else None

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     import pyarrow
 
     from peet_fast.languages import Annotation
-    from peet_fast.model import Model
+    from peet_fast.peet.model import Model
 
 
 @dataclass
@@ -73,12 +73,12 @@ def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, t
           spacy_model: str | None = None, batch_size: int = 256) -> ScoreResult:
     """PEET of each system: `hyps` maps a system's name to its outputs (MO), `refs` is a list of references (TRG),
     each line-aligned with every system. tokenize: run spaCy's tokenizer on raw text (as `m2 -tok`) instead of
-    splitting on whitespace. model: a model JSON file, a peet_fast.model.Model, or None for the published model.
+    splitting on whitespace. model: a model JSON file, a peet_fast.peet.model.Model, or None for the published model.
     contributions / edits: add the contrib:<feature> columns / the edits column (`score --contributions`,
     `--edits`). The same computation as `peet-fast score` (its in-process path)."""
     from peet_fast.jobs.tasks import score_in_process
-    from peet_fast.model import Model, load_model
-    from peet_fast.scoring import rank
+    from peet_fast.peet.model import Model, load_model
+    from peet_fast.peet.scoring import rank
 
     if not hyps or not refs:
         raise InputError("hyps" if not hyps else "refs", "give at least one system and one reference")
@@ -158,7 +158,7 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
     filt, alignments), returns a metrics.span.CompareResult; "cleme": CLEME (cleme_mode dependent/independent,
     cleme_weighted), returns a metrics.cleme.ClemeResult. Either has .summary() (the --summary figures);
     metrics.span.format_results / metrics.cleme.format_cleme give the printed report."""
-    from peet_fast import compare_inputs as C
+    from peet_fast.metrics import inputs as C
     from peet_fast.languages import span_rules
     from peet_fast.metrics import cleme as cl
     from peet_fast.metrics import span
@@ -214,8 +214,8 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     or gold: a gold M2 text, which supplies the sources and one reference per annotator (its corrected sentences;
     the metrics that read M2 use it as is). model: the PEET model (file, Model, or None for the published one)."""
     from peet_fast.metrics.base import EvalSet
-    from peet_fast.model import Model, load_model
-    from peet_fast.rank import check_metric_inputs, metric_objects
+    from peet_fast.peet.model import Model, load_model
+    from peet_fast.evaluation.rank import check_metric_inputs, metric_objects
 
     if not hyps:
         raise InputError("hyps", "give at least one system")

@@ -19,7 +19,7 @@ annotator and never branch on the language:
   name of its annotation scheme for messages.
 - ``annotator.skips_blank_sources``: whether the language's official pipeline drops a blank source line (errant_parallel
   writes no block for it, so errant_compare never scores it); the one-step scorers (``compare --src``,
-  ``agreement``) then leave such lines out too (peet_fast.compare_inputs.scored_lines).
+  ``agreement``) then leave such lines out too (peet_fast.metrics.inputs.scored_lines).
 
 Imports are lazy: nothing here loads a language until it is asked for."""
 from __future__ import annotations

@@ -143,7 +143,7 @@ def test_bad_arguments_name_the_argument():
 
 def test_the_api_is_exported_lazily():
     code = ("import sys, peet_fast; f = (peet_fast.score, peet_fast.m2, peet_fast.edits, peet_fast.compare); "
-            "import peet_fast.compare_inputs; assert callable(peet_fast.compare); "
+            "import peet_fast.metrics.inputs; assert callable(peet_fast.compare); "
             "print(sorted(m for m in ('spacy', 'pandas', 'pyarrow', 'ray') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -107,7 +107,7 @@ def test_eviction_and_clear_leave_other_directories_alone(tmp_path):
 
 
 def test_compaction_bounds_the_number_of_segments(tmp_path, monkeypatch):
-    monkeypatch.setattr(C, "MAX_SEGMENTS", 4)
+    monkeypatch.setattr(C.store, "MAX_SEGMENTS", 4)
     store = C.Store(str(tmp_path), FP)
     items = {hashlib.blake2b(str(i).encode(), digest_size=16).digest(): str(i).encode() for i in range(12)}
     for d, r in items.items():
@@ -317,3 +317,27 @@ def test_parse_cache_put_get_batch(tmp_path, reference):
     cache.put({k: s for k, s in reference.items() if k})
     got = cache.get([*reference, "never seen"])
     assert "never seen" not in got and all(same_sent(reference[k], got[k]) for k in reference if k)
+
+
+@pytest.mark.parametrize("folder", ["myproject", "0123456789abcdef0123456x", "link"])
+def test_clear_and_eviction_touch_only_what_the_cache_made(tmp_path, folder):
+    """Issue 27: a user's folder inside the cache root that holds a fingerprint.json and a results.seg (or a link
+    to such a folder, or a name one letter off the cache's) is not the cache's: clear and eviction leave it whole;
+    in the cache's own directory a file of a name the cache does not give is left too."""
+    root = tmp_path / "C"
+    store = C.Store(str(root), {"v": 1}, max_size=1 << 30)
+    store.put({hashlib.md5(b"x").digest(): b"record"})
+    user = tmp_path / "user-data" if folder == "link" else root / folder
+    user.mkdir()
+    (user / "fingerprint.json").write_text('{"v": 1}\n')
+    (user / "results.seg").write_bytes(b"PFSEG001 my results")
+    if folder == "link":
+        (root / C.fingerprint_id({"v": 2})).symlink_to(user, target_is_directory=True)
+    own = root / C.fingerprint_id({"v": 1})
+    (own / "notes.txt").write_text("mine\n")
+    C.evict(str(root), 0)
+    assert (user / "results.seg").read_bytes() == b"PFSEG001 my results"
+    assert C.clear(str(root)) == 0            # eviction to 0 bytes already removed the one segment
+    assert sorted(p.name for p in user.iterdir()) == ["fingerprint.json", "results.seg"]
+    assert (own / "notes.txt").read_text() == "mine\n"
+    assert not list(own.glob("*.seg")) and not (own / "fingerprint.json").exists()

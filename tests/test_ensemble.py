@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from conftest import SPACY_MODEL
-from peet_fast import ensemble as E
+from peet_fast.evaluation import ensemble as E
 from peet_fast.en.annotator import RELAXED_TYPES
 from peet_fast.zh import is_spelling
 from peet_fast.cli import main

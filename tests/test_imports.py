@@ -105,7 +105,7 @@ def test_graph_sees_every_kind_of_import():
     graph = import_graph()
     assert "peet_fast.jobs.shards" in graph["peet_fast.jobs.local"]         # from peet_fast.jobs.shards import ...
     assert "peet_fast.jobs.local" in graph["peet_fast.jobs"]                # a package's __init__ is the package
-    assert "peet_fast.jobs.layout" in graph["peet_fast.model"]              # an import inside a function
+    assert "peet_fast.jobs.layout" in graph["peet_fast.peet.model"]              # an import inside a function
 
 
 def test_cycle_finder():
@@ -125,3 +125,62 @@ def test_import_loads_no_heavy_stack(module):
                          timeout=120)
     assert res.returncode == 0, res.stderr
     assert res.stdout.split() == [], f"import {module} loaded {res.stdout.split()}"
+
+
+# The floors of the house, from the ground up (docs/design.md, "Layout"); a module may import its own floor and those
+# below it, never one above. Written by hand from the layout's purpose, not read from the code.
+FLOORS = [
+    {"peet_fast", "peet_fast._ext", "peet_fast.io", "peet_fast.cache", "peet_fast.formats"},   # the ground floor
+    {"peet_fast.languages", "peet_fast.en", "peet_fast.zh"},
+    {"peet_fast.metrics"},
+    {"peet_fast.peet", "peet_fast.jobs"},
+    {"peet_fast.evaluation", "peet_fast.meta_eval"},
+    {"peet_fast.api"},
+    {"peet_fast.cli"},
+]
+
+
+def floor_of(module: str) -> int:
+    """The floor of a module: that of the longest FLOORS entry it is or lies in (ValueError for a module of none)."""
+    parts = module.split(".")
+    for k in range(len(parts), 0, -1):
+        prefix = ".".join(parts[:k])
+        for level, names in enumerate(FLOORS):
+            if prefix in names and (prefix != "peet_fast" or module == "peet_fast"):
+                return level
+    raise ValueError(f"{module} lies on no floor of tests/test_imports.py's FLOORS")
+
+
+def test_floor_of():
+    assert floor_of("peet_fast") == 0
+    assert floor_of("peet_fast.io") == 0
+    assert floor_of("peet_fast.en.synth.errors") == 1
+    assert floor_of("peet_fast.cli.rank") == 6
+    with pytest.raises(ValueError):
+        floor_of("peet_fast.attic")
+
+
+def test_every_module_lies_on_a_floor():
+    for module in import_graph():
+        floor_of(module)
+
+
+def test_imports_point_down():
+    upward = [f"{a} (floor {floor_of(a)}) imports {b} (floor {floor_of(b)})"
+              for a, targets in sorted(import_graph().items()) for b in sorted(targets) if floor_of(b) > floor_of(a)]
+    assert not upward, "imports that climb to a higher floor:\n" + "\n".join(upward)
+
+
+def test_the_package_root_holds_the_ground_floor_only():
+    """At most five modules at peet_fast's root (the face, the API and what every floor uses)."""
+    root = sorted(p.name for p in PACKAGE.glob("*.py"))
+    assert len(root) <= 5, root
+
+
+def test_every_package_says_what_it_holds():
+    for init in sorted(PACKAGE.rglob("__init__.py")):
+        if "_ext" in init.parts:
+            continue
+        doc = ast.get_docstring(ast.parse(init.read_text(encoding="utf-8")))
+        assert doc and len(doc.split()) >= 8, f"{init.relative_to(PACKAGE.parent)} has no docstring saying what it holds"
+

@@ -18,7 +18,7 @@ from conftest import FIXTURES, SPACY_MODEL
 from peet_fast.cli import main
 from peet_fast.en.features import feature_table_schema
 from peet_fast.io import UTF8_BOM
-from peet_fast.model import PUBLISHED
+from peet_fast.peet.model import PUBLISHED
 
 SPACY = ["--spacy-model", SPACY_MODEL]
 MO = ["He go home .", "This are good .", "", "I like it ."]
@@ -43,7 +43,7 @@ TIMED_TSV = lines(["mo\ttrg\ttime"] + [f"{m}\t{t}\t{s}" for m, t, s in TIMED])
 RANK = {n: fixture(f"rank/{n}") for n in ("good.txt", "middle.txt", "weak.txt", "reference.txt", "human.csv")}
 ZH = {"p.para": fixture("zh/chars.para"), "conf.txt": fixture("zh/confusion.txt")}
 ZH_FLAGS = ["--cilin", str(FIXTURES / "zh" / "cilin.txt"), "--confusion", "{d}/conf.txt"]
-MODEL_JSON = (importlib.resources.files("peet_fast") / "models" / PUBLISHED).read_bytes()
+MODEL_JSON = (importlib.resources.files("peet_fast.peet") / "models" / PUBLISHED).read_bytes()
 
 # (command line with {d} for the directory, text inputs (each gets the mark), outputs compared)
 BOM_CASES = {

@@ -209,7 +209,7 @@ def test_resume_refuses_a_part_file_linking_out(tmp_path, capsys):
 # --- point 4: bounded readers ------------------------------------------------------------------------------------
 
 def _model() -> dict:
-    from peet_fast.model import load_model
+    from peet_fast.peet.model import load_model
 
     return load_model().to_json()
 
@@ -243,7 +243,7 @@ def test_hostile_model_file_is_one_line(tmp_path, capsys, how, command):
 
 
 def test_model_nested_64_deep_still_loads(tmp_path):
-    from peet_fast.model import load_model
+    from peet_fast.peet.model import load_model
 
     d = _model()
     nested: list = []
@@ -270,7 +270,7 @@ def test_json_depth_without_recursion():
 def test_huge_single_line_is_refused_without_reading_it_all(tmp_path, capsys, monkeypatch):
     """A text input whose line grows past MAX_LINE_READ is refused once that much is read (file and line named),
     by the whole-file reader and by the shard planner."""
-    import peet_fast.io as io_mod
+    import peet_fast.io.read as io_mod
 
     big = tmp_path / "big.txt"
     big.write_bytes(b"ok line\n" + b"a" * (3 << 20) + b"\nlast\n")

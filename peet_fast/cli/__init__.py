@@ -1,5 +1,7 @@
 """The `peet-fast` command line: one module per command (add_parser registers its options, run(args) validates
-them, calls one library function and prints), and what they share in _common. No computation of its own."""
+them, calls one library function and prints), and what they share in _common. No computation of its own.
+
+The top floor: may import every floor below (api, evaluation, meta_eval, peet, jobs, metrics, languages, io); nothing imports it."""
 from __future__ import annotations
 
 import argparse

@@ -14,8 +14,9 @@ import threading
 from peet_fast.cache import DEFAULT_MAX_SIZE, parse_size
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
+from peet_fast.cli._outputs import add_output_option, check_outputs, command_paths, mark_output  # noqa: F401
 from peet_fast.io import InputError
-from peet_fast.model import ModelError
+from peet_fast.peet.model import ModelError
 
 # errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
 USER_ERRORS = (InputError, PipelineError, ModelError, FeatureError)
@@ -39,64 +40,6 @@ def add_io_option(p, role: str, *aliases: str, **kwargs) -> argparse.Action:
     kwargs.setdefault("dest", role)
     action = p.add_argument(*VOCABULARY[role], *aliases, **kwargs)
     return mark_output(action) if role == "out" else action
-
-
-def mark_output(action: argparse.Action) -> argparse.Action:
-    """Declare an option as one the command writes (a file or directory). Every other path a command line names is
-    an input, and main() refuses, before the command runs, an output that is an input or another output
-    (command_outputs, check_outputs): no command can forget an input in that check."""
-    action.writes = True
-    return action
-
-
-def add_output_option(p, *names: str, **kwargs) -> argparse.Action:
-    """An output option other than the vocabulary's --out (--summary, --json, --plot): add_argument + mark_output."""
-    return mark_output(p.add_argument(*names, **kwargs))
-
-
-def _given_strings(action: argparse.Action, args) -> list[str]:
-    """The string values the command line gave an option (a default is not given; flags have none)."""
-    if action.nargs == 0 or action.dest in (None, argparse.SUPPRESS):
-        return []
-    value = getattr(args, action.dest, None)
-    if value is None or value is action.default or value == action.default:
-        return []
-    values = value if isinstance(value, (list, tuple)) else [value]
-    return [v for v in values if isinstance(v, str) and v not in ("", "-")]
-
-
-def command_paths(parser: argparse.ArgumentParser, args) -> tuple[list[tuple[str, str]], list[str]]:
-    """(outputs, inputs) of a parsed command line: outputs = (option, path) of every option marked as written
-    (mark_output); inputs = every other value naming an existing file or directory (NAME=PATH: the PATH too)."""
-    outputs: list[tuple[str, str]] = []
-    inputs: list[str] = []
-    for action in parser._actions:
-        values = _given_strings(action, args)
-        if getattr(action, "writes", False):
-            flag = action.option_strings[0] if action.option_strings else action.dest
-            outputs.extend((flag, v) for v in values)
-            continue
-        for v in values:
-            for candidate in (v, v.split("=", 1)[1] if "=" in v else None):
-                if candidate and os.path.lexists(candidate):
-                    inputs.append(candidate)
-    return outputs, inputs
-
-
-def check_outputs(parser: argparse.ArgumentParser, args) -> None:
-    """Refuse (InputError, before anything is read or written) an output that would destroy one of the command
-    line's inputs (io.input_conflict: the same file, through links; a directory holding one) or that names the same
-    file as another of its outputs."""
-    from peet_fast.io import _real, check_not_input
-
-    outputs, inputs = command_paths(parser, args)
-    seen: dict[str, str] = {}
-    for flag, path in outputs:
-        check_not_input(path, inputs)
-        real = _real(path)
-        if real in seen and not os.path.isdir(real) and real != "/dev/null":
-            raise InputError(path, f"is also the output of {seen[real]}; give {flag} another file")
-        seen.setdefault(real, flag)
 
 
 _NUMBER = re.compile(r"[-+]?(\d|\.\d)")
@@ -252,8 +195,8 @@ def add_system_inputs(p) -> None:
 
 
 def hyp_systems(args) -> tuple[list[str], list[str]]:
-    """(names, paths) of --hyp [NAME=]FILE ... and --names (scoring.named_systems)."""
-    from peet_fast.scoring import named_systems
+    """(names, paths) of --hyp [NAME=]FILE ... and --names (formats.systems.named_systems)."""
+    from peet_fast.formats.systems import named_systems
 
     return named_systems(args.hyp, args.names)
 

@@ -62,7 +62,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast import agreement as A
+    from peet_fast.evaluation import agreement as A
     from peet_fast.languages import span_rules
 
     check_beta(args.beta)
@@ -80,7 +80,7 @@ def run(args) -> int:
     check_output(args.summary, [args.src, *args.ref, *resource_inputs(args)])
     seed = None if args.sample is None else (args.seed or 0)
     A.set_names(args.ref)
-    from peet_fast.compare_inputs import blank_note, scored_lines
+    from peet_fast.metrics.inputs import blank_note, scored_lines
 
     src, sets = A.read_para_sets(args.ref) if args.para else A.read_text_sets(args.src, args.ref)
     annotator = load_annotator(args, args.lang)

@@ -116,7 +116,7 @@ def m2_source_texts(path: str, blocks) -> list[str]:
 
 
 def run(args) -> int:
-    from peet_fast import compare_inputs as C
+    from peet_fast.metrics import inputs as C
     from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 
@@ -211,7 +211,7 @@ def check_metric_options(args) -> None:
 def read_inputs(args) -> tuple:
     """(src, hyp texts, per-sentence ref texts, None) for text input (--src, --para); (None, None, None, (hyp
     blocks, ref blocks)) for M2 input."""
-    from peet_fast import compare_inputs as C
+    from peet_fast.metrics import inputs as C
 
     if args.para:
         if len(args.ref) != 1:
@@ -229,7 +229,7 @@ def read_inputs(args) -> tuple:
 def run_cleme(args, src, hyp_t, refs_t, blocks) -> int:
     """compare --metric cleme: CLEME (merge distance 0, CLEME's default) of the hypothesis against the references;
     prints the chosen variant, and --summary holds it and every variant."""
-    from peet_fast import compare_inputs as C
+    from peet_fast.metrics import inputs as C
     from peet_fast.metrics.cleme import cleme, format_cleme
 
     if blocks is not None:
@@ -256,9 +256,9 @@ def run_registry(args) -> int:
     hypothesis text against the references (text with --src, or one gold M2 as --ref), as `rank --metric NAME`
     computes it; --summary holds {"metric", "title", "higher_is_better", "score", "sentences", "hyp", "ref",
     "src"}."""
-    from peet_fast.cli.rank import eval_inputs
+    from peet_fast.evaluation.inputs import read_eval_inputs
     from peet_fast.metrics.base import EvalSet, get_metric
-    from peet_fast.rank import check_metric_inputs
+    from peet_fast.evaluation.rank import check_metric_inputs
 
     options = {}
     if args.metric == "cleme2":
@@ -267,7 +267,7 @@ def run_registry(args) -> int:
     if args.src is None and not (len(args.ref) == 1 and _is_m2(args.ref[0])):
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
-    inputs = eval_inputs(args, [args.hyp])
+    inputs = read_eval_inputs([args.hyp], args.ref, args.src)
     box: list = []
 
     def annotator():

@@ -47,7 +47,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast import ensemble as E
+    from peet_fast.evaluation import ensemble as E
 
     if len(args.hyp) < 2:
         raise InputError("--hyp", "give at least two system outputs to vote over")

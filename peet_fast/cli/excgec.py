@@ -31,7 +31,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast.excgec import check_aligned, evaluate, format_report, read_excgec
+    from peet_fast.evaluation.excgec import check_aligned, evaluate, format_report, read_excgec
 
     check_output(args.summary, [args.hyp, args.ref, *resource_inputs(args)])
     if args.merge_distance < 0:

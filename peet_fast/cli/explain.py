@@ -35,8 +35,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast.explain import format_terms, standardized_terms, std_from_data, stored_std
-    from peet_fast.model import load_model
+    from peet_fast.peet.explain import format_terms, standardized_terms, std_from_data, stored_std
+    from peet_fast.peet.model import load_model
 
     check_output(args.json, [None if args.model == "published" else args.model, args.data])
     model = load_model(None if args.model == "published" else args.model)

@@ -20,7 +20,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
-    from peet_fast.model import load_model, predict_file
+    from peet_fast.peet.model import load_model, predict_file
 
     check_output(args.out, [args.features, args.model])
     model = load_model(args.model)

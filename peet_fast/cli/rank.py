@@ -19,7 +19,7 @@ from peet_fast.cli._common import (
 )
 from peet_fast.cli._progress import progress_for
 from peet_fast.cli.score import PER_WORD_HELP
-from peet_fast.io import InputError, check_output, lines_located, read_parallel, shown, write_json
+from peet_fast.io import InputError, check_output, shown, write_json
 
 
 def add_rank_inputs(p) -> None:
@@ -60,85 +60,24 @@ def rank_inputs(args) -> list:
 
 def ranking_from_args(args):
     """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
-    PEET is not among the metrics)."""
-    from peet_fast.model import load_model
-    from peet_fast.rank import check_metric_inputs, metric_objects, rank_systems, read_human_csv
+    PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator,
+    progress and messages."""
+    from peet_fast.evaluation.from_files import rank_files
 
-    names, paths = hyp_systems(args)
     if args.bootstrap < 1:
         raise InputError("--bootstrap", "must be at least 1")
     if args.seed < 0:
         raise InputError("--seed", "must be a non-negative integer")
-    try:
-        metrics = metric_objects(args.metric)
-    except ValueError as exc:
-        raise InputError("--metric", str(exc)) from None
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
         if given and not args.human:
             raise InputError(flag, "needs --human")
-    human = None
-    if args.human:
-        human, skipped = read_human_csv(args.human, names, args.human_ignore, args.human_subset)
-        if skipped:
-            print(f"--human-subset: {len(skipped)} system{'s' if len(skipped) > 1 else ''} of {args.human} not "
-                  f"ranked, left out: {', '.join(skipped)}", file=sys.stderr)
-    uses_peet = any(m.name == "peet" for m in metrics)
-    model = load_model(args.model) if uses_peet or args.model else None
-    data = eval_inputs(args, paths)
-    try:
-        check_metric_inputs(metrics, data, src_hint="--src SRC (or a gold M2 as --ref)",
-                            gold_hint="a gold M2 as --ref")
-    except ValueError as exc:
-        raise InputError("--metric", str(exc)) from None
-    hyps, refs, sources = data.hyps, data.references, data.sources
-    columns = [*zip(paths, hyps), *data.columns]
-    warn_if_untokenised(args, columns)
-    located = columns if data.gold is None else columns[:len(paths)]      # an M2's lines are not its sentences
-    annotator = load_annotator(args) if uses_peet else (lambda: load_annotator(args))
-    with progress_for(args, total=len(refs[0])) as progress, lines_located(located):
-        ranking = rank_systems(annotator, model, paths, hyps, refs, args.bootstrap, args.seed, human,
-                               on_chunk=lambda ch: progress(ch.stop), names=names, metrics=metrics,
-                               sources=sources, gold=data.gold, gold_path=data.gold_path)
-    return ranking, model
-
-
-class RankInputs:
-    """What rank reads: hyps (per system its lines), references (per reference set its lines), sources (or None),
-    gold (M2 blocks or None) and gold_path, and columns ((file, lines) of the references and sources, for messages
-    naming a file and line)."""
-
-    def __init__(self, hyps, references, sources, gold, gold_path, columns):
-        self.hyps, self.references, self.sources = hyps, references, sources
-        self.gold, self.gold_path, self.columns = gold, gold_path, columns
-
-
-def eval_inputs(args, paths) -> RankInputs:
-    """Read the --hyp files and the references: text files (with --src, the sources too) or one gold M2 (its S lines
-    are the sources, each annotator's corrected sentences a reference set: formats.m2.annotator_references)."""
-    from peet_fast.formats.m2 import annotator_references, looks_like_m2, read_m2
-
-    gold_refs = [r for r in args.ref if looks_like_m2(r)]
-    if not gold_refs:
-        texts = read_parallel([*paths, *args.ref, *([args.src] if args.src else [])])
-        hyps = texts[:len(paths)]
-        refs = texts[len(paths):len(paths) + len(args.ref)]
-        sources = texts[-1] if args.src else None
-        columns = list(zip(args.ref, refs)) + ([(args.src, sources)] if args.src else [])
-        return RankInputs(hyps, refs, sources, None, None, columns)
-    if len(args.ref) > 1:
-        raise InputError(gold_refs[0], f"a gold M2 --ref is the only reference (its annotators are the reference "
-                                       f"sets); {len(args.ref)} --ref files were given")
-    if args.src:
-        raise InputError("--src", f"the gold M2 {gold_refs[0]} supplies the sources; leave out --src")
-    gold_path = gold_refs[0]
-    blocks = read_m2(gold_path)
-    hyps = read_parallel(paths)
-    if len(hyps[0]) != len(blocks):
-        raise InputError(paths[0], f"has {len(hyps[0])} lines but the gold M2 {gold_path} has {len(blocks)} "
-                                   "sentence blocks")
-    refs = annotator_references(blocks, gold_path)
-    sources = [" ".join(b.source) for b in blocks]
-    return RankInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
+    annotator = lambda: load_annotator(args)                                    # noqa: E731
+    check_texts = lambda columns: warn_if_untokenised(args, columns)            # noqa: E731
+    progress = lambda total: progress_for(args, total=total)                    # noqa: E731
+    return rank_files(args.hyp, args.ref, names=args.names, src=args.src, metrics=args.metric, model_path=args.model,
+                      human_path=args.human, human_ignore=args.human_ignore, human_subset=args.human_subset,
+                      bootstrap=args.bootstrap, seed=args.seed, annotator=annotator, check_texts=check_texts,
+                      progress=progress, notice=lambda text: print(text, file=sys.stderr))
 
 
 def print_ranking(ranking, model, references: int) -> None:

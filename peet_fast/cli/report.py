@@ -26,7 +26,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     import os
 
-    from peet_fast.report import check_report_dir, write_report
+    from peet_fast.evaluation.report import check_report_dir, write_report
 
     check_not_input(args.out, rank_inputs(args))
     check_report_dir(args.out)

@@ -59,8 +59,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from peet_fast.jobs.tasks import score
-    from peet_fast.model import load_model
-    from peet_fast.scoring import json_number, rank
+    from peet_fast.peet.model import load_model
+    from peet_fast.peet.scoring import json_number, rank
 
     names, paths = hyp_systems(args)
     inputs = [*paths, *args.ref, *resource_inputs(args)]

@@ -79,7 +79,7 @@ def run(args) -> int:
     import math
     import os
 
-    from peet_fast import train as T
+    from peet_fast.peet import train as T
 
     check_output(args.out, [args.data])
     estimator = _train_options(args)

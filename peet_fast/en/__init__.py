@@ -8,7 +8,9 @@
     features.py   PEET's feature sets over ERRANT labels
     synth/        synthetic (MO, TRG) pairs with injected learner errors
 
-Importing this package loads neither spaCy nor errant: they load with the first Annotator."""
+Importing this package loads neither spaCy nor errant: they load with the first Annotator.
+
+May import the language registry (languages), the kernels (_ext) and the ground floor (io, cache, formats); never metrics or any floor above."""
 from peet_fast.en.annotator import MERGE_STRATEGIES, Annotator, Edit
 from peet_fast.en.parse import Parser, PipelineError, load_pipeline
 

@@ -8,7 +8,9 @@
     sizing.py   the shard size (one shard per worker on a small input) and the small-job threshold
     tasks.py    the library's long jobs, featurize() and score(): in process or sharded
 
-The runner is chosen once, by runner_for(workers, ray_address), which validates both."""
+The runner is chosen once, by runner_for(workers, ray_address), which validates both.
+
+May import peet (the model and scoring its shards run), metrics, the languages and the ground floor; never evaluation, meta_eval, api or cli."""
 from __future__ import annotations
 
 import re

@@ -35,8 +35,8 @@ from peet_fast.jobs.layout import (
 )
 from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, piece_rows, sized, small_job_runner, texts_per_row
 from peet_fast.jobs.sources import Shard, Source, id_type, plan, read_shard, typed_ids
-from peet_fast.model import from_json
-from peet_fast.scoring import score_chunks, sentence_schema, sentence_table
+from peet_fast.peet.model import from_json
+from peet_fast.peet.scoring import score_chunks, sentence_schema, sentence_table
 
 
 class JobOptionError(InputError):

@@ -32,13 +32,13 @@ from peet_fast.jobs.shards import (
 )
 from peet_fast.jobs.sizing import piece_rows
 from peet_fast.jobs.sources import Source, text_source
-from peet_fast.model import Model, check_source_mode
-from peet_fast.scoring import (
+from peet_fast.peet.model import Model, check_source_mode
+from peet_fast.formats.systems import system_names
+from peet_fast.peet.scoring import (
     SystemScore,
     score_systems,
     sentence_schema,
     sentence_table,
-    system_names,
     system_score,
 )
 

@@ -11,7 +11,9 @@
 - :mod:`peet_fast.metrics.wer`: word error rate against the closest reference.
 
 A corpus-level result of a metric is a :class:`MetricResult`: its ``summary()`` is the JSON-ready dict the commands
-write (``--summary``) and the reports print from."""
+write (``--summary``) and the reports print from.
+
+May import the languages (en, zh), the kernels and the ground floor; never peet, jobs or any floor above (PEET is registered by name from peet/metric.py)."""
 from __future__ import annotations
 
 from typing import Protocol, runtime_checkable

@@ -22,7 +22,7 @@ import numpy as np
 
 # name -> module defining (and registering) it; imported on first use
 MODULES: dict[str, str] = {
-    "peet": "peet_fast.metrics.peet",
+    "peet": "peet_fast.peet.metric",
     "wer": "peet_fast.metrics.wer",
     "errant": "peet_fast.metrics.errant",
     "gleu": "peet_fast.metrics.gleu",

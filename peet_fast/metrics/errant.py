@@ -2,7 +2,7 @@
 
 The system's edits source -> hypothesis and each reference's edits source -> reference are extracted by the
 language's annotator exactly as `peet-fast compare --src SRC --hyp HYP --ref REF ...` extracts them
-(peet_fast.compare_inputs.sentences_from_parallel: what `peet-fast m2` writes), and scored by
+(peet_fast.metrics.inputs.sentences_from_parallel: what `peet-fast m2` writes), and scored by
 peet_fast.metrics.span.compare_edits: per sentence, the reference whose edits give the best running corpus F is
 chosen, as errant_compare does. Per-sentence statistics, shape (n, 3 + 3R): the chosen pair's TP, FP, FN, then each
 reference's own (TP, FP, FN) against the hypothesis. The corpus score is F_beta of the chosen counts' sums, rounded
@@ -50,7 +50,7 @@ class Errant(Metric):
 
     def reference_sentences(self, data: EvalSet) -> list[dict]:
         """The references' edits per sentence ({annotator id: edits}, ids 0, 1, ... in reference order)."""
-        from peet_fast.compare_inputs import sentences_from_parallel
+        from peet_fast.metrics.inputs import sentences_from_parallel
 
         if self._refs[0] is not data:
             if data.sources is None:
@@ -64,7 +64,7 @@ class Errant(Metric):
 
     def hypothesis_sentences(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[list[dict]]:
         """Each system's edits per sentence ({0: edits}, or {} without edits), all systems in one annotation batch."""
-        from peet_fast.compare_inputs import sentences_from_parallel
+        from peet_fast.metrics.inputs import sentences_from_parallel
 
         n = len(data.sources)
         pooled = sentences_from_parallel(data.annotator(), list(data.sources),

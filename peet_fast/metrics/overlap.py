@@ -1,7 +1,7 @@
 """Text-overlap metrics on character tokens: BLEU, METEOR and ROUGE-1/2/L, as the EXCGEC evaluator computes them
 for edit descriptions (NLTK ``sentence_bleu`` and ``meteor_score``, ``rouge_chinese``).
 
-Every function takes two lists of single-character tokens (peet_fast.excgec.tokenize makes them), so n-grams are
+Every function takes two lists of single-character tokens (peet_fast.evaluation.excgec.tokenize makes them), so n-grams are
 substrings. The metrics are implemented here (bit-parallel LCS, n-gram counting) to be fast, and reproduce those
 libraries' numbers exactly (the tests check them against the libraries when installed). The integer statistics
 (n-gram counts, LCS, METEOR's matches and chunks) come from the compiled kernel ``peet_fast._ext.overlap`` for all pairs

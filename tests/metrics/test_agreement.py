@@ -14,7 +14,7 @@ import pytest
 from conftest import FIXTURES, SPACY_MODEL
 from test_compare import errant_compare, totals
 
-from peet_fast import agreement as A
+from peet_fast.evaluation import agreement as A
 from peet_fast.cli import main
 
 FIX = FIXTURES / "agreement"

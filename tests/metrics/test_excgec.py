@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from peet_fast import excgec as X
+from peet_fast.evaluation import excgec as X
 from peet_fast.cli import main
 from peet_fast.metrics import overlap as O
 

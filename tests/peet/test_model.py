@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 import peet_fast
-from peet_fast import model as M
-from peet_fast.model import Model, ModelError, from_json, load_model
+from peet_fast.peet import model as M
+from peet_fast.peet.model import Model, ModelError, from_json, load_model
 
 PUBLISHED_INTERCEPT = 4.928985111087574
 PUBLISHED = {
@@ -96,7 +96,7 @@ def test_published_model_numbers():
 
 
 def test_published_model_file_is_plain_json():
-    path = Path(peet_fast.__file__).parent / "models" / M.PUBLISHED
+    path = Path(peet_fast.__file__).parent / "peet" / "models" / M.PUBLISHED
     d = json.loads(path.read_text(encoding="utf-8"))
     assert dict(zip(d["features"], d["coefficients"])) == PUBLISHED
     assert d["intercept"] == PUBLISHED_INTERCEPT

@@ -16,7 +16,7 @@ import pytest
 
 from conftest import FIXTURES, SPACY_MODEL
 from test_rank import dp_wer, lines, run_cli      # the helpers of the rank tests, not their tests
-from peet_fast import rank as rk
+from peet_fast.evaluation import rank as rk
 from peet_fast.cli import main
 from peet_fast.formats.m2 import annotator_references, looks_like_m2, parse_m2
 from peet_fast.io import InputError
@@ -111,8 +111,8 @@ def test_errant_bootstrap_sums_the_resampled_counts():
 # --- peet and wer ----------------------------------------------------------------------------------------------------
 
 def test_peet_and_wer_metrics_equal_the_scoring_paths(annotator):
-    from peet_fast.model import load_model
-    from peet_fast.scoring import score_chunks, score_systems
+    from peet_fast.peet.model import load_model
+    from peet_fast.peet.scoring import score_chunks, score_systems
 
     model = load_model()
     hyps = [lines(p) for p in SYSTEMS]

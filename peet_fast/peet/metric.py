@@ -1,5 +1,5 @@
 """PEET as a metric of the registry (name "peet"): predicted post-editing seconds per sentence, the minimum over the
-references, and a system's PEET is their mean (peet_fast.scoring; lower is better).
+references, and a system's PEET is their mean (peet_fast.peet.scoring; lower is better).
 
 Per-sentence statistics, shape (n, 1 + F): column 0 the predicted seconds (the minimum over the references), then
 the F features of the model's feature set (peet_fast.en.features.feature_names order) of the pair giving that
@@ -8,8 +8,8 @@ minimum, NumWordsS among them (the MO words the per-word figures divide by). The
 (peet_fast.metrics.stats.resample_means, so a (S, n) batch of systems is resampled exactly as `rank` always has).
 
 EvalSet use: references (the post-edits), annotator (the English annotator), options["model"] (a
-peet_fast.model.Model; the published model when absent) and options["on_chunk"] (called with each
-peet_fast.scoring.Chunk, e.g. for progress)."""
+peet_fast.peet.model.Model; the published model when absent) and options["on_chunk"] (called with each
+peet_fast.peet.scoring.Chunk, e.g. for progress)."""
 from __future__ import annotations
 
 import math
@@ -34,7 +34,7 @@ class PEET(Metric):
 
     def model_for(self, data: EvalSet):
         """The model: the metric's own, else data.options["model"], else the published one."""
-        from peet_fast.model import load_model
+        from peet_fast.peet.model import load_model
 
         model = self.model if self.model is not None else data.options.get("model")
         return model if model is not None else load_model()
@@ -49,8 +49,8 @@ class PEET(Metric):
         return self.system_stats([hyp], data)[0]
 
     def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
-        """All systems x references of a chunk in one annotation batch (peet_fast.scoring.score_chunks)."""
-        from peet_fast.scoring import score_chunks
+        """All systems x references of a chunk in one annotation batch (peet_fast.peet.scoring.score_chunks)."""
+        from peet_fast.peet.scoring import score_chunks
 
         if data.annotator is None:
             raise ValueError("the peet metric needs an annotator (EvalSet.annotator)")

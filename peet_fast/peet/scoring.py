@@ -13,15 +13,14 @@ sentences with at least one MO word (a 0-word sentence has no ratio: null in the
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
 from peet_fast.en.features import feature_names, featurize
-from peet_fast.io import InputError
-from peet_fast.model import Model, check_source_mode
+from peet_fast.formats.systems import system_names
+from peet_fast.peet.model import Model, check_source_mode
 
 DEFAULT_CHUNK = 2048
 
@@ -46,60 +45,6 @@ class Chunk:
     reference: np.ndarray    # (systems, lines) int32: index of the reference giving the minimum
     features: dict           # name -> (systems, lines) int32: features of the pair with that reference
     edits: list | None = None    # with edits: per system, per line, the pair's M2 ``A`` lines (annotator id: reference)
-
-
-def system_name(path: str) -> str:
-    """A system's name: its file name without extension."""
-    return os.path.splitext(os.path.basename(path))[0]
-
-
-def system_names(hyp_files: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
-    """The systems' names: `names` when given (one per file), else system_name of each hypothesis file. Two systems
-    with the same name are refused (InputError naming both files)."""
-    if names is None:
-        names = [system_name(f) for f in hyp_files]
-    elif len(names) != len(hyp_files):
-        raise InputError("--names", f"gives {len(names)} name{'s' if len(names) != 1 else ''} for "
-                                    f"{len(hyp_files)} hypothesis files")
-    first: dict[str, str] = {}
-    for name, path in zip(names, hyp_files):
-        if not name:
-            raise InputError(path, "its system name is empty")
-        if name in first:
-            raise InputError("--hyp", f"two systems are named {name!r}: {first[name]} and {path}; name them apart "
-                                      "(--hyp NAME=PATH ... or --names NAME ...)")
-        first[name] = path
-    return list(names)
-
-
-def named_systems(specs: Sequence[str], names: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
-    """(names, paths) of hypothesis specs as a command line gives them: PATH (named after the file name without
-    extension) or NAME=PATH; with `names` (--names), the specs are paths taken literally (a path with '=' in it
-    needs this). Refused with InputError: an empty name, a path containing '=', NAME=PATH mixed with --names, and
-    two systems with the same name."""
-    if names is not None:
-        for spec in specs:
-            if "=" in spec and not os.path.exists(spec):
-                raise InputError(spec, "no such file (with --names, --hyp takes paths as they are, not NAME=PATH)")
-        return system_names(list(specs), names), list(specs)
-    out_names, paths = [], []
-    for spec in specs:
-        if "=" not in spec:
-            out_names.append(system_name(spec))
-            paths.append(spec)
-            continue
-        name, path = spec.split("=", 1)
-        if os.path.exists(spec):
-            raise InputError(spec, "a path with '=' in it reads as NAME=PATH; give the paths as they are and the "
-                                   "names with --names NAME ...")
-        if not name:
-            raise InputError(spec, "NAME=PATH with an empty name")
-        if not path or "=" in path:
-            raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: give the "
-                                   "paths as they are and the names with --names)")
-        out_names.append(name)
-        paths.append(path)
-    return system_names(paths, out_names), paths
 
 
 def score_chunks(annotator, model: Model, hyps: Sequence[Sequence[str]], refs: Sequence[Sequence[str]],
@@ -214,7 +159,7 @@ def sentence_schema(model: Model, contributions: bool = False, edits: bool = Fal
         fields += [pa.field(f"contrib:{name}", pa.float64()) for name in model.features]
     if edits:
         fields += [pa.field("edits", pa.list_(pa.string()))]
-    return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.model": model.name})
+    return pa.schema(fields, metadata={"peet_fast.feature_set": model.feature_set, "peet_fast.peet.model": model.name})
 
 
 def sentence_table(model: Model, names: Sequence[str], ch: Chunk, contributions: bool = False):

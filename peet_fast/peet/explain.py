@@ -17,7 +17,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from peet_fast.en.features import BINARY_FEATURES
-from peet_fast.model import Model
+from peet_fast.peet.model import Model
 
 
 @dataclass(frozen=True)
@@ -66,7 +66,7 @@ def std_from_data(model: Model, path: str, load_annotator: Callable[[], object],
     """The standard deviation of each model feature on a data file, computed as at training time (with a time
     column: after the same time filter and merging of duplicates), and the number of rows used. load_annotator is
     called once the data has been read and checked (loading the pipeline is the slow part)."""
-    from peet_fast import train as T
+    from peet_fast.peet import train as T
     from peet_fast.io import InputError
 
     data = T.read_annotated(path, model.source_mode, need_time=False, mo=mo, trg=trg, src=src, time=time)

@@ -1,0 +1,131 @@
+"""What an evaluation of several systems reads: the hypothesis files and the references, as text files (with the
+sources) or one gold M2 (its S lines the sources, each annotator's corrections a reference set), validated into one
+EvalInputs, and the human system scores (read_human_csv); read_eval_inputs is what `rank`, `report`, `compare --metric` and `meta-eval` call."""
+from __future__ import annotations
+
+import csv
+import io
+import math
+from dataclasses import dataclass
+from typing import Any, NamedTuple, Sequence
+
+from peet_fast.io import InputError, read_bytes, read_parallel
+
+MIN_CORRELATION_SYSTEMS = 3
+
+
+@dataclass
+class EvalInputs:
+    """hyps (per system its lines), references (per reference set its lines), sources (or None), gold (M2 blocks or
+    None) and gold_path, and columns ((file, lines) of the references and sources, for messages naming a file and
+    line)."""
+    hyps: list
+    references: list
+    sources: list | None
+    gold: Sequence[Any] | None
+    gold_path: str | None
+    columns: list
+
+
+def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: str | None = None,
+                     src_flag: str = "--src") -> EvalInputs:
+    """Read the hypothesis files and the references: text files (with src, the sources too) or one gold M2
+    (formats.m2.annotator_references). Refused with InputError: files of different line counts, a gold M2 beside
+    other references or beside src, a hypothesis whose line count is not the gold's block count."""
+    from peet_fast.formats.m2 import annotator_references, looks_like_m2, read_m2
+
+    gold_refs = [r for r in ref_paths if looks_like_m2(r)]
+    if not gold_refs:
+        texts = read_parallel([*hyp_paths, *ref_paths, *([src] if src else [])])
+        hyps = texts[:len(hyp_paths)]
+        refs = texts[len(hyp_paths):len(hyp_paths) + len(ref_paths)]
+        sources = texts[-1] if src else None
+        columns = list(zip(ref_paths, refs)) + ([(src, sources)] if src else [])
+        return EvalInputs(hyps, refs, sources, None, None, columns)
+    if len(ref_paths) > 1:
+        raise InputError(gold_refs[0], f"a gold M2 --ref is the only reference (its annotators are the reference "
+                                       f"sets); {len(ref_paths)} --ref files were given")
+    if src:
+        raise InputError(src_flag, f"the gold M2 {gold_refs[0]} supplies the sources; leave out {src_flag}")
+    gold_path = gold_refs[0]
+    blocks = read_m2(gold_path)
+    hyps = read_parallel(hyp_paths)
+    if len(hyps[0]) != len(blocks):
+        raise InputError(hyp_paths[0], f"has {len(hyps[0])} lines but the gold M2 {gold_path} has {len(blocks)} "
+                                       "sentence blocks")
+    refs = annotator_references(blocks, gold_path)
+    sources = [" ".join(b.source) for b in blocks]
+    return EvalInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
+
+
+# --- human scores: a system,score CSV --------------------------------------------------------------------------------------------------
+
+class HumanScores(NamedTuple):
+    """The human scores of the ranked systems, and the CSV's other systems, left out (`subset`)."""
+    scores: dict
+    skipped: list
+
+
+def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] = ()) -> dict[str, float]:
+    """A `system,score` CSV (header line required; higher is better) -> {system: score} (read_human_csv, every
+    row naming one of `systems` or a name in `ignore`)."""
+    return read_human_csv(path, systems, ignore).scores
+
+
+def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = (), subset: bool = False) -> HumanScores:
+    """A `system,score` CSV (header line required; higher is better) -> HumanScores.
+
+    Rows naming a system in `ignore` are skipped on request. Rows naming none of `systems` (the ranked systems'
+    names) are listed in one InputError (file and the first such line) unless `subset`, which skips them and lists
+    them in .skipped. A repeated system, a missing or non-finite score, or a malformed row raises InputError naming
+    the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems."""
+    data = read_bytes(path)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InputError(path, "invalid UTF-8") from None
+    rows = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        scores, unknown = _human_rows(path, rows, set(systems), set(ignore))
+    except csv.Error as exc:
+        raise InputError(path, f"malformed CSV: {exc}", line=rows.line_num) from None
+    if unknown and not subset:
+        listed = ", ".join(f"{name!r}" + (f" (line {line})" if k else "") for k, (name, line) in enumerate(unknown))
+        raise InputError(path, f"unknown system{'s' if len(unknown) > 1 else ''} {listed}: not among the ranked "
+                               f"systems ({', '.join(sorted(systems))}); leave out such rows with --human-subset, or "
+                               "name them with --human-ignore", line=unknown[0][1])
+    if len(scores) < MIN_CORRELATION_SYSTEMS:
+        raise InputError(path, f"a correlation needs at least {MIN_CORRELATION_SYSTEMS} ranked systems with a human "
+                               f"score; this file scores {len(scores)}")
+    return HumanScores(scores, [name for name, _ in unknown])
+
+
+def _human_rows(path: str, rows, known: set, skip: set) -> tuple[dict[str, float], list[tuple[str, int]]]:
+    """({ranked system: score}, [(unknown name, line)]) of the CSV rows after the header."""
+    scores: dict[str, float] = {}
+    unknown: list[tuple[str, int]] = []
+    header = next(rows, None)
+    if header is None or [h.strip().lower() for h in header] != ["system", "score"]:
+        raise InputError(path, f"the header must be 'system,score', got {','.join(header or [])!r}", line=1)
+    for row in rows:
+        line = rows.line_num
+        if not row or all(not c.strip() for c in row):
+            continue
+        if len(row) != 2:
+            raise InputError(path, f"expected 2 fields (system,score), got {len(row)}", line=line)
+        name, value = row[0].strip(), row[1].strip()
+        if name in skip:
+            continue
+        if name in scores or name in (u for u, _ in unknown):
+            raise InputError(path, f"system {name!r} appears twice", line=line)
+        try:
+            score = float(value)
+        except ValueError:
+            raise InputError(path, f"score {value!r} is not a number", line=line) from None
+        if not math.isfinite(score):
+            raise InputError(path, f"score {value!r} is not finite", line=line)
+        if name in known:
+            scores[name] = score
+        else:
+            unknown.append((name, line))
+    return scores, unknown
