@@ -25,7 +25,7 @@ MODULES: dict[str, str] = {
     "peet": "peet_fast.peet.metric",
     "wer": "peet_fast.metrics.wer",
     "errant": "peet_fast.metrics.errant",
-    "gleu": "peet_fast.metrics.gleu",
+    "gleu": "peet_fast.metrics.gleu_metric",
     "m2": "peet_fast.metrics.m2",
     "green": "peet_fast.metrics.green",
     "cleme": "peet_fast.metrics.cleme_metric",
