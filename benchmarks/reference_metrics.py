@@ -12,9 +12,12 @@ CoNLL-14 annotators as references (official-2014.combined.m2).
   (from the same M2 files: reading, chunks, both modes, corpus and sentence statistics) are timed, and their corpus
   figures compared.
 
+- --rank: one `rank` run (peet_fast.evaluation.rank.rank_systems, the gold M2 as references, --bootstrap 200) of
+  all the outputs by green, cleme and cleme2, and the seconds rank spent in each metric (its `timings`).
+
 Timings are never pass/fail: the exit status is 1 only when a figure differs.
 
-    python benchmarks/reference_metrics.py [--json OUT] [--cleme-systems N]"""
+    python benchmarks/reference_metrics.py [--json OUT] [--cleme-systems N] [--rank]"""
 from __future__ import annotations
 
 import argparse
@@ -115,15 +118,39 @@ def cleme(sources, refs, names, hyps, count: int, corpora: Path) -> list[dict]:
     return rows
 
 
+def rank_run(names, hyps, corpora: Path) -> dict:
+    import peet_fast
+    from peet_fast.evaluation.rank import rank_systems
+    from peet_fast.formats.m2 import annotator_references, read_m2
+
+    gold = corpora / "conll14" / "official-2014.combined.m2"
+    blocks = read_m2(str(gold))
+    timings: dict = {}
+    t0 = time.perf_counter()
+    rank_systems(lambda: peet_fast.load("en"), None, names, hyps, annotator_references(blocks, str(gold)), 200, 0,
+                 names=names, metrics=["green", "cleme", "cleme2"], timings=timings,
+                 sources=[" ".join(b.source) for b in blocks], gold=blocks, gold_path=str(gold))
+    return {"metric": "rank", "outputs": len(hyps), "total_s": time.perf_counter() - t0, **timings}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", type=Path, default=CORPORA, help="the shared corpora directory")
     ap.add_argument("--cleme-systems", type=int, default=1, help="outputs scored by CLEME (default 1: AMU)")
+    ap.add_argument("--rank", action="store_true", help="also time one rank run by green, cleme and cleme2")
     ap.add_argument("--json", metavar="OUT", help="also write the figures as JSON")
     args = ap.parse_args()
     sources, refs, names, hyps = outputs(args.corpora)
     rows = [green(sources, refs, hyps), *cleme(sources, refs, names, hyps, args.cleme_systems, args.corpora)]
+    if args.rank:
+        r = rank_run(names, hyps, args.corpora)
+        print(f"rank of {r['outputs']} outputs: " + ", ".join(f"{k} {v:.2f} s" for k, v in r.items()
+                                                           if k.endswith("_s") or k in ("green", "cleme", "cleme2",
+                                                                                        "wer", "bootstrap")))
+        rows.append(r)
     for r in rows:
+        if r["metric"] == "rank":
+            continue
         ratio = f"{r['ratio']:.0f}x" if "ratio" in r else "-"
         print(f"{r['metric']:<13} {r.get('output', str(r.get('outputs', '')) + ' outputs'):<22} ours "
               f"{r['ours_s']:.3f} s  reference {r.get('reference_s', float('nan')):.2f} s  {ratio:>6}  "
