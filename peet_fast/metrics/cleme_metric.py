@@ -39,6 +39,10 @@ def _annotated_targets(annotator, sources: Sequence[str], targets: Sequence[str]
     return [annotation_target(a) for a in annotator.annotate_pairs(list(sources), list(targets))]
 
 
+# the last systems' annotated hypotheses: (EvalSet, hypotheses, targets), reused by the next metric on them
+_LAST: list = [None]
+
+
 def _totals(stats: np.ndarray, k: int) -> list[float]:
     """The first k columns summed in sentence order, one addition at a time (as CLEME adds them)."""
     st = np.asarray(stats, dtype=np.float64)[:, :k]
@@ -85,7 +89,13 @@ class _ChunkMetric(Metric):
                 raise InputError(self.name, f"{len(h)} hypotheses for {n} sentences")
         if data.annotator is None:
             raise ValueError(f"the {self.name} metric needs an annotator (EvalSet.annotator)")
-        flat = _annotated_targets(data.annotator(), [s for _ in hyps for s in data.sources], [t for h in hyps for t in h])
+        key = tuple(tuple(h) for h in hyps)
+        if _LAST[0] is not None and _LAST[0][0] is data and _LAST[0][1] == key:
+            flat = _LAST[0][2]                  # cleme then cleme2 on the same systems: annotated once
+        else:
+            flat = _annotated_targets(data.annotator(), [s for _ in hyps for s in data.sources],
+                                      [t for h in hyps for t in h])
+            _LAST[0] = (data, key, flat)
         out = []
         for s in range(len(hyps)):
             sents = []
