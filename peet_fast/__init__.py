@@ -21,7 +21,7 @@ _LAZY = {"LANGS": "peet_fast.languages", "load": "peet_fast.languages",
          "score": "peet_fast.api", "m2": "peet_fast.api", "edits": "peet_fast.api", "compare": "peet_fast.api",
          "ScoreResult": "peet_fast.api", "gleu": "peet_fast.api", "evaluate": "peet_fast.api",
          "EvalResult": "peet_fast.api", "m2score": "peet_fast.api",
-         "metric_names": "peet_fast.metrics.base", "get_metric": "peet_fast.metrics.base",
+         "metric_names": "peet_fast.api", "MetricInfo": "peet_fast.api", "get_metric": "peet_fast.metrics.base",
          "meta_eval": "peet_fast.api"}
 __all__ = [*_LAZY, "__version__"]
 

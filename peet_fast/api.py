@@ -272,6 +272,32 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     frame = pd.DataFrame({"system": names, **{m.name: [m.corpus_score(stats[m.name][n]) for n in names]
                                                for m in objs}})
     return EvalResult(frame, stats, {m.name: m for m in objs})
+@dataclass(frozen=True)
+class MetricInfo:
+    """A metric of the registry as metric_names() lists it: its name, column title, direction and what it needs
+    from the test set: "sources" (the source sentences), "gold" (a gold M2), "annotator" (a language's edit
+    annotator, peet_fast.load: loaded when the metric is used)."""
+    name: str
+    title: str
+    higher_is_better: bool
+    needs: tuple
+
+
+def metric_names() -> dict[str, MetricInfo]:
+    """Every metric `rank --metric`, `compare --metric` and evaluate() take, in registry order: {name: MetricInfo}
+    (iterating it, or `in`, gives the names). Imports each metric's module (not its heavy dependencies)."""
+    from peet_fast.metrics.base import get_metric
+    from peet_fast.metrics.base import metric_names as names
+
+    out = {}
+    for name in names():
+        m = get_metric(name)
+        needs = tuple(k for k, flag in (("sources", m.needs_sources), ("gold", m.needs_gold),
+                                         ("annotator", m.needs_annotator)) if flag)
+        out[name] = MetricInfo(name, m.title or name, m.higher_is_better, needs)
+    return out
+
+
 def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[str],
          hypotheses: Sequence[str] | Mapping[str, Sequence[str]], *, n: int = 4, iterations: int = 500):
     """GLEU as `peet-fast gleu` (compute_gleu of cnap/gec-ranking, 2016 update) computes it. sources: the source

@@ -89,14 +89,14 @@ def add_parser(sub) -> argparse.ArgumentParser:
     p.add_argument("--metric", default="errant", metavar="NAME",
                    help="errant: span-based P/R/F as errant_compare / ChERRANT (default);\n"
                         "cleme: CLEME's chunk-level P/R/F (Ye et al. 2023; THUKElab/CLEME), on the same inputs;\n"
-                        "any other metric of the registry (peet_fast.metrics.base: wer, peet, m2, gleu, ...):\n"
-                        "its corpus score on text input (--src, or a gold M2 as the one --ref), printed as\n"
-                        "'TITLE<TAB>score'")
+                        "any other metric of the registry (peet_fast.metric_names(): wer, peet, m2, gleu, green,\n"
+                        "cleme2, ...): its corpus score on text input (--src, or a gold M2 as the one --ref),\n"
+                        "printed as 'TITLE<TAB>score' (--lang zh: cleme2)")
     p.add_argument("--cleme-mode", choices=["dependent", "independent"],
-                   help="--metric cleme: references scored each on its own, the best kept per sentence\n"
+                   help="--metric cleme / cleme2: references scored each on its own, the best kept per sentence\n"
                         "(dependent, default), or pooled (independent)")
     p.add_argument("--cleme-weighted", action="store_true",
-                   help="--metric cleme: CLEME's length-weighted counts (default: unweighted)")
+                   help="--metric cleme / cleme2: CLEME's length-weighted counts (default: unweighted)")
     add_output_option(p, "--summary", metavar="FILE.json",
                    help='write {"TP", "FP", "FN", "P", "R", "F0.5", "per_type": {type: {...}}, ...} as JSON '
                         "(per_type at the -cat level, full types by default)")
@@ -182,12 +182,16 @@ def check_metric_options(args) -> None:
         raise InputError("--metric", f"unknown metric {args.metric!r}; known: errant, cleme, "
                                      f"{', '.join(n for n in metric_names() if n != 'errant')}")
     if args.metric not in ("errant", "cleme"):
+        from peet_fast.metrics.base import get_metric
+
+        langs = getattr(get_metric(args.metric), "langs", ("en",))
         for flag, given in (("-cat", args.cat is not None), ("-single", args.single), ("-multi", args.multi),
                             ("-filt", bool(args.filt)), (f"-{args.mode}", args.mode != "cs"),
                             ("--alignments", args.alignments != "pool"), ("--para", args.para),
                             ("--allow-source-mismatch", args.allow_source_mismatch), ("-v", args.verbose),
-                            ("-b", args.beta != 0.5), ("--lang", args.lang != "en"),
-                            ("--cleme-mode", args.cleme_mode is not None), ("--cleme-weighted", args.cleme_weighted)):
+                            ("-b", args.beta != 0.5), ("--lang", args.lang not in langs),
+                            ("--cleme-mode", args.cleme_mode is not None and args.metric != "cleme2"),
+                            ("--cleme-weighted", args.cleme_weighted and args.metric != "cleme2")):
             if given:
                 raise InputError(flag, f"applies to --metric errant or cleme only, not {args.metric}")
         return
@@ -256,7 +260,10 @@ def run_registry(args) -> int:
     from peet_fast.metrics.base import EvalSet, get_metric
     from peet_fast.evaluation.rank import check_metric_inputs
 
-    metric = get_metric(args.metric)
+    options = {}
+    if args.metric == "cleme2":
+        options = {"mode": args.cleme_mode or "dependent", "weighted": args.cleme_weighted}
+    metric = get_metric(args.metric, **options)
     if args.src is None and not (len(args.ref) == 1 and _is_m2(args.ref[0])):
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
@@ -265,10 +272,10 @@ def run_registry(args) -> int:
 
     def annotator():
         if not box:
-            box.append(load_annotator(args))
+            box.append(load_annotator(args, args.lang))
         return box[0]
 
-    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, {"lang": "en"})
+    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, {"lang": args.lang})
     try:
         check_metric_inputs([metric], data, "--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref")
     except ValueError as exc:

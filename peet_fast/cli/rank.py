@@ -26,10 +26,10 @@ def add_rank_inputs(p) -> None:
     add_system_inputs(p)
     p.add_argument("--metric", nargs="+", default=["peet"], metavar="NAME",
                    help="the metrics to rank by, side by side, each with its bootstrap interval, p-values and human "
-                        "correlations (default: peet); the first orders the ranking. Known: peet (predicted "
-                        "post-editing seconds), wer, errant (errant_compare's span F0.5; needs the sources), and the "
-                        "metrics of the registry (peet_fast.metrics.base: m2, sentm2 and gotoscorer with a gold M2, "
-                        "senterrant, gleu; docs/rank-metrics.md)")
+                        "correlations (default: peet); the first orders the ranking. Known: every name of "
+                        "peet_fast.metric_names(): peet (predicted post-editing seconds), wer, errant (errant_compare's "
+                        "span F0.5), gleu, senterrant, green, cleme, cleme2, m2, sentm2 and gotoscorer (a gold M2 as "
+                        "--ref) (docs/rank-metrics.md)")
     p.add_argument("--gotoscorer-weights", metavar="W",
                    help="gotoscorer's chunk weights: a GTS weight file (what GTS's gotoscorer.py -gen_w_file writes; "
                         "its sentences and chunks must be this test set's and reference's), or 'none' (every chunk "

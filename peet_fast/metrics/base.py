@@ -30,6 +30,9 @@ MODULES: dict[str, str] = {
     "sentm2": "peet_fast.metrics.sentm2",
     "senterrant": "peet_fast.metrics.senterrant",
     "gotoscorer": "peet_fast.metrics.gotoscorer",
+    "green": "peet_fast.metrics.green",
+    "cleme": "peet_fast.metrics.cleme_metric",
+    "cleme2": "peet_fast.metrics.cleme_metric",
 }
 
 REGISTRY: dict[str, type["Metric"]] = {}
@@ -67,6 +70,7 @@ class Metric:
     higher_is_better: ClassVar[bool] = True
     needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
+    needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         """Per-sentence sufficient statistics, shape (len(hyp), ...)."""

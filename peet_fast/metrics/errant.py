@@ -99,10 +99,12 @@ class Errant(Metric):
         return prf(tp, fp, fn, self.beta)[2]
 
     def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
-        """Each sentence's unrounded F_beta of the pair best for it alone (gec-metrics' sentence-level ERRANT)."""
+        """Each sentence's unrounded F_beta of the pair best for it alone (gec-metrics' sentence-level ERRANT);
+        statistics of the chosen pair only (three columns) score that pair."""
         from peet_fast.metrics.span import prf
 
-        alone = np.asarray(stats, dtype=np.float64).reshape(-1, 6)[:, 3:]
+        st = np.asarray(stats, dtype=np.float64)
+        alone = st.reshape(-1, 3) if st.ndim == 2 and st.shape[1] == 3 else st.reshape(-1, 6)[:, 3:]
         return np.array([prf(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in alone.tolist()],
                         dtype=np.float64)
 

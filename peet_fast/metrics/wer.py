@@ -4,8 +4,8 @@ WER of a sentence: word-level Levenshtein distance (unit costs, whitespace token
 system's sentence to the closest reference (smallest distance; the first reference on ties) divided by that
 reference's length in words, ``max(1, len)``, so an empty reference counts as length 1 (an empty hypothesis against
 an empty reference is 0). A system's WER is the mean of its sentence WERs (every line counts), not total edits over
-total reference words. The distance is rapidfuzz's (imported when used). :class:`WER` is the metric "wer" of the
-registry (peet_fast.metrics.base)."""
+total reference words; a sentence's score (sentence_scores) is its own WER. The distance is rapidfuzz's (imported
+when used). :class:`WER` is the metric "wer" of the registry (peet_fast.metrics.base)."""
 from __future__ import annotations
 
 import math
@@ -81,6 +81,11 @@ class WER(Metric):
         if len(stats) == 0:
             return float("nan")
         return math.fsum((stats[:, 0] / stats[:, 1]).tolist()) / len(stats)
+
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Each sentence's WER against its closest reference (lower is better)."""
+        stats = np.asarray(stats, dtype=np.float64).reshape(len(stats), 2)
+        return stats[:, 0] / stats[:, 1]
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]

@@ -6,6 +6,7 @@ the F features of the model's feature set (peet_fast.en.features.feature_names o
 minimum, NumWordsS among them (the MO words the per-word figures divide by). The corpus score is the mean of column 0
 (math.fsum, as `score` and `rank` compute it); the bootstrap is the mean over each resample
 (peet_fast.metrics.stats.resample_means, so a (S, n) batch of systems is resampled exactly as `rank` always has).
+A sentence's score (sentence_scores) is its column 0: the predicted seconds, lower is better.
 
 EvalSet use: references (the post-edits), annotator (the English annotator), options["model"] (a
 peet_fast.peet.model.Model; the published model when absent) and options["on_chunk"] (called with each
@@ -27,6 +28,7 @@ class PEET(Metric):
     label = "PEET"
     higher_is_better = False
     fmt = ".3f"
+    needs_annotator = True
 
     def __init__(self, model=None):
         self.model = model
@@ -72,6 +74,10 @@ class PEET(Metric):
         if len(stats) == 0:
             return float("nan")
         return math.fsum(stats[:, 0].tolist()) / len(stats)
+
+    def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
+        """Each sentence's predicted seconds (column 0; lower is better, as the corpus score)."""
+        return np.asarray(stats, dtype=np.float64).reshape(len(stats), -1)[:, 0].copy()
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         return self.bootstrap_systems([stats], idx)[:, 0]

@@ -388,19 +388,6 @@ def test_scatter_labels_do_not_overlap():
         assert not plots._overlaps(a, b, pad=0.0)
 
 
-def test_gleu_sentence_scores_are_the_default_figure_vectorised(shared):
-    """GleuMetric.sentence_scores (numpy) against the default Metric.sentence_scores (each sentence's corpus_score
-    alone, gleu_of in Python) on 40 SEEDA sentences of two systems."""
-    from peet_fast.metrics.base import EvalSet, Metric, get_metric
-
-    me = load(shared, "seeda")
-    metric = get_metric("gleu")
-    data = EvalSet(me.sources[:40], [r[:40] for r in me.references])
-    for stats in metric.system_stats([me.hypotheses[s][:40] for s in me.systems[:2]], data):
-        fast, slow = metric.sentence_scores(stats), Metric.sentence_scores(metric, stats)
-        assert np.allclose(fast, slow, rtol=0, atol=1e-15) and (slow > 0).any()
-
-
 def test_api_entry_point_and_metric_forms(shared):
     import peet_fast
     from peet_fast.metrics.base import get_metric

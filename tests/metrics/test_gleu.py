@@ -223,7 +223,7 @@ def test_metric_corpus_score_is_official_figure():
     expected = _expected_scores("hand_4ref.out")
     for name in ("hyp.txt", "src.txt", "ref2.txt"):
         stats = metric.sentence_stats(_hand(name), data)
-        assert stats.shape == (12, 500, 10)
+        assert stats.shape == (12, 504, 10)      # 500 iterations, then the 4 references
         assert "%f" % metric.corpus_score(stats) == expected[name]
 
 
@@ -233,7 +233,7 @@ def test_metric_n_and_single_reference():
     metric = get_metric("gleu", n=3)
     assert "%f" % metric.corpus_score(metric.sentence_stats(_hand("hyp.txt"), data)) == expected["hyp.txt"]
     one = get_metric("gleu").sentence_stats(_hand("hyp.txt"), EvalSet(_hand("src.txt"), [_hand("ref0.txt")]))
-    assert one.shape == (12, 1, 10)         # one reference: one iteration, as compute_gleu
+    assert one.shape == (12, 2, 10)         # one reference: one iteration, as compute_gleu; then the reference
     assert "%f" % get_metric("gleu").corpus_score(one) == _expected_scores("hand_1ref.out")["hyp.txt"]
 
 

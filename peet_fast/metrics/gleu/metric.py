@@ -1,7 +1,8 @@
-"""GLEU in the metric registry (GleuMetric): per-sentence statistics against each iteration's drawn reference,
-the corpus score compute_gleu prints, and a vectorised bootstrap."""
+"""GLEU as a metric of the registry (name "gleu"): peet_fast.metrics.gleu's compute_gleu figures over per-sentence
+statistics, and gec-metrics' sentence-level GLEU (see GleuMetric)."""
 from __future__ import annotations
 
+import math
 from typing import Sequence
 
 import numpy as np
@@ -34,10 +35,18 @@ MAX_STATS_CELLS = 1 << 25
 
 @register
 class GleuMetric(Metric):
-    """GLEU (cnap/gec-ranking compute_gleu, 2016 update). sentence_stats: (n, iterations, 10) int16 (int32 when a
-    sentence is longer than 32,767 tokens), sentence i's
-    statistics against the reference iteration j drew for it; corpus_score: the mean over the iterations of the
-    corpus GLEU, compute_gleu's printed figure. Options: n (compute_gleu's -n), iterations (--iter)."""
+    """GLEU (cnap/gec-ranking compute_gleu, 2016 update). sentence_stats: (n, I + R, 10) int16 (int32 when a
+    sentence is longer than 32,767 tokens): sentence i's statistics against the reference iteration j drew for it
+    (rows 0..I-1, I iterations), then against each of the R references (rows I..I+R-1); corpus_score: the mean over
+    the iterations of the corpus GLEU, compute_gleu's printed figure. Options: n (compute_gleu's -n), iterations
+    (--iter).
+
+    Sentence scores follow gec-metrics' GLEUOfficial.score_sentence (gotutiyan/gec-metrics, metrics/gleu.py): per
+    reference the sentence's GLEU without smoothing (0 when a precision is 0; a precision with no hypothesis n-grams
+    counts 1, as gec-metrics' Score does with no false positive; brevity penalty min(0, 1 - r / max(c, 1))), averaged
+    over the references. (compute_gleu's own -d sentence figures are smoothed: GleuResult.sentences.) Checked against
+    gec-metrics in tests/metrics/test_sentence_scores.py; gec-metrics counts a line's tokens with split(' '), this
+    with whitespace splitting: the same on single-spaced text."""
     name = "gleu"
     title = "GLEU"
     fmt = ".6f"                 # compute_gleu prints 6 decimals
@@ -67,7 +76,16 @@ class GleuMetric(Metric):
         refs, picks = self._prepared(data)
         pairs = refs.pair_stats(tokens_of(hyp))
         dtype = np.int16 if pairs.size == 0 or pairs.max() <= np.iinfo(np.int16).max else np.int32
-        return pairs.astype(dtype)[np.arange(len(hyp))[:, None], picks.T]
+        pairs = pairs.astype(dtype)
+        return np.concatenate([pairs[np.arange(len(hyp))[:, None], picks.T], pairs], axis=1)
+
+    def _split(self, stats: np.ndarray) -> int:
+        """The number of iteration rows I of stats (n, I + R, 10): one when there is one reference."""
+        return 1 if stats.shape[1] == 2 else self.iterations
+
+    def iteration_stats(self, stats: np.ndarray) -> np.ndarray:
+        """The (n, I, 10) statistics of the iterations' drawn references."""
+        return np.asarray(stats)[:, :self._split(np.asarray(stats))]
 
     def _prepared(self, data: EvalSet) -> tuple[References, np.ndarray]:
         """The prepared references and draws of data, kept for the next system scored on the same EvalSet."""
@@ -78,18 +96,28 @@ class GleuMetric(Metric):
         return self._cache[1], self._cache[2]
 
     def corpus_score(self, stats: np.ndarray) -> float:
-        sums = stats.sum(axis=0, dtype=np.int64)
+        sums = self.iteration_stats(stats).sum(axis=0, dtype=np.int64)
         return summary(corpus_values(sums.reshape(-1, K), self.n))[0]
 
     def sentence_scores(self, stats: np.ndarray) -> np.ndarray:
-        """Each sentence's GLEU alone, the default's figure (the mean over the iterations of its unsmoothed GLEU
-        against the reference each iteration drew), vectorised: _gleu_array, within a few ulps of gleu_of."""
-        stats = np.asarray(stats)
-        if stats.ndim != 3 or not stats.size:
-            return super().sentence_scores(stats)
-        return _gleu_array(stats.astype(np.int64), self.n).mean(axis=1)
+        per_ref = np.asarray(stats)[:, self._split(np.asarray(stats)):].astype(np.int64)
+        out = np.empty(len(per_ref), dtype=np.float64)
+        cols = kept_columns(self.n)
+        for i, refs in enumerate(per_ref.tolist()):
+            values = []
+            for row in refs:
+                c, r = row[0], row[1]
+                precisions = [1.0 if den == 0 else num / den for num, den in zip(row[2:cols:2], row[3:cols:2])]
+                if any(p <= 0 for p in precisions):
+                    values.append(0.0)
+                    continue
+                log_prec = sum(math.log(p) for p in precisions) / ORDER
+                values.append(math.exp(min(0, 1 - r / max(c, 1)) + log_prec))
+            out[i] = sum(values) / len(values)
+        return out
 
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
+        stats = self.iteration_stats(stats)
         idx = np.asarray(idx)
         B, m = idx.shape
         n = stats.shape[0]
