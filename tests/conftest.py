@@ -11,6 +11,8 @@ Expected edits in the differential and property tests always come from that orac
 from __future__ import annotations
 
 import importlib.util
+import math
+import numbers
 import os
 import shutil
 import tempfile
@@ -84,6 +86,24 @@ def format_mismatches(mismatches, limit: int = 5) -> str:
         if exp_set == got_set and exp != got:
             lines.append("    (same edits, different order)")
     return "\n".join(lines)
+
+
+def close(got, want, tol: float) -> bool:
+    """got equals want, floats to within tol (relative, and absolute near 0), everything else exactly: for figures
+    compared with another tool's (gec-metrics, SEEDA's scripts, errant), whose last bits differ with the numpy and
+    scipy builds and the order of a sum (0.42736690406501093 against 0.4273669040650109). Nested lists, tuples and
+    dicts are compared element by element (same keys, same lengths); two NaNs are equal."""
+    if isinstance(got, dict) and isinstance(want, dict):
+        return got.keys() == want.keys() and all(close(got[k], want[k], tol) for k in got)
+    if isinstance(got, (list, tuple)) and isinstance(want, (list, tuple)):
+        return len(got) == len(want) and all(close(a, b, tol) for a, b in zip(got, want))
+    if isinstance(got, float) or isinstance(want, float):
+        if isinstance(got, bool) or isinstance(want, bool) or not all(isinstance(x, numbers.Real) for x in (got, want)):
+            return False
+        if math.isnan(got) or math.isnan(want):
+            return math.isnan(got) and math.isnan(want)
+        return math.isclose(got, want, rel_tol=tol, abs_tol=tol)
+    return got == want
 
 
 def read_lines(path: Path) -> list[str]:
