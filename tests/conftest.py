@@ -15,6 +15,7 @@ import math
 import numbers
 import os
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -46,16 +47,98 @@ def pytest_unconfigure(config):
     shutil.rmtree(getattr(config, "_peet_cache", ""), ignore_errors=True)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _no_ray_instance_outlives_its_module():
-    """An in-process `--workers N` run leaves Ray initialised in this process; shut it down when the test module
-    ends, so that no later test (e.g. test_cluster's own `ray start` / `ray stop --force`) meets it."""
-    yield
-    import sys
+# --- the local Ray instance the tests share ---------------------------------------------------------------------------
+#
+# An in-process `--workers N` run (peet_fast.cli.main, run_job with a RayRunner) starts a local Ray instance of its own
+# and leaves it running; the next such run in this process uses it (RayRunner: the instance is its own), so the tests
+# of a directory share one instance instead of starting Ray, seconds to minutes on a busy machine, once per module. It
+# is stopped when the next test is in another directory (no idle Ray while the rest of the suite runs) and at the end
+# of the session. An instance a test started itself (init_ray with a CPU count of its own, for N actors) stops at the
+# end of its module at the latest. Tests that need a fresh instance (no Ray yet when the job starts) shut the shared one
+# down first; tests that need an instance of another kind -- a `ray start` cluster, a driver killed in a subprocess --
+# start their own (subprocesses, a private RAY_TMPDIR) and stop only what they started (stop_tagged below).
 
+def _ray_initialized():
     ray = sys.modules.get("ray")
-    if ray is not None and ray.is_initialized():
-        ray.shutdown()
+    return ray if ray is not None and ray.is_initialized() else None
+
+
+def shutdown_ray(only_foreign: bool = False) -> None:
+    """ray.shutdown() of this process's instance, if any; only_foreign: only an instance no RayRunner started as its
+    own (one a test started itself, kept to the end of its module)."""
+    ray = _ray_initialized()
+    if ray is None:
+        return
+    if only_foreign:
+        from peet_fast.jobs.raystart import _ours
+
+        if _ours(ray):
+            return
+    ray.shutdown()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After the last test of a module (its module fixtures already finalised): an instance a test started itself
+    stops; after the last test of a directory, or of the session: any instance."""
+    if nextitem is None or nextitem.path.parent != item.path.parent:
+        shutdown_ray()
+    elif nextitem.path != item.path:
+        shutdown_ray(only_foreign=True)
+
+
+# --- Ray instances of a test's own: stopped by what they are, never `ray stop` (which stops every Ray on the machine)
+
+RAY_TAG = "PEET_FAST_TEST_RAY"     # in the environment of every process of a Ray a test starts (they inherit it)
+
+
+def tagged_pids(tag: str) -> list[int]:
+    """The processes whose environment holds RAY_TAG=tag (Ray's head processes, workers, a job's driver): what a
+    test's `ray start` started, and nothing else on the machine. Zombies are left out (nothing to stop)."""
+    needle = f"{RAY_TAG}={tag}".encode()
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{pid}/environ", "rb") as fh:
+                if needle not in fh.read().split(b"\0"):
+                    continue
+            with open(f"/proc/{pid}/stat", "rb") as fh:
+                if fh.read().rsplit(b")", 1)[1].split()[0] == b"Z":
+                    continue
+        except (OSError, IndexError):
+            continue
+        found.append(int(pid))
+    return found
+
+
+def stop_tagged(tag: str, ceiling: float = 120.0, grace: float = 10.0) -> list[int]:
+    """Stop the processes tagged `tag` (tagged_pids): SIGTERM, and SIGKILL to those still there after `grace` seconds
+    (Ray's GCS may wait for a raylet already gone); returns what is left after `ceiling` seconds (a guard against a
+    hang, not a timing)."""
+    import signal
+    import time
+
+    def send(sig, pids):
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except OSError:
+                pass
+
+    left = tagged_pids(tag)
+    send(signal.SIGTERM, left)
+    end = time.monotonic() + ceiling
+    killed = False
+    while left and time.monotonic() < end:
+        time.sleep(0.2)
+        now = tagged_pids(tag)
+        if not killed and time.monotonic() > end - ceiling + grace:
+            send(signal.SIGKILL, now)         # (Ray's processes end on SIGTERM; this is for one that hangs)
+            killed = True
+        left = now
+    return left
 
 
 # --- helpers (exposed through fixtures below) ----------------------------------------------------------------------

@@ -104,7 +104,7 @@ def test_readme_is_a_front_page_with_cis_commands():
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()
     for command in ('pip install -e ".[test]" && peet-fast score --hyp tests/fixtures/sample/system_a.txt '
                     'tests/fixtures/sample/system_b.txt --ref tests/fixtures/sample/reference.txt',
-                    "python -m pytest -q"):
+                    "python -m pytest -q --durations=10"):
         assert command in ci                                          # .ci/run runs the README's commands
         assert any(line.endswith(command) for line in text.splitlines()), command
     for link in re.findall(r"\]\((docs/[\w.-]+\.md)", text):        # every linked document exists

@@ -84,7 +84,7 @@ def test_fifo_is_written_in_place(texts, via_link):
     try:
         rc = main(m2_argv(texts, str(out)))
     finally:
-        reader.join(timeout=60)
+        reader.join(timeout=600)
     assert rc == 0
     assert got == [want]
     assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
@@ -120,7 +120,7 @@ def test_link_to_proc_self_fd_writes_the_open_stdout(texts):
     inode = log.stat().st_ino
     with open(log, "ab") as fh:
         res = subprocess.run([sys.executable, "-m", "peet_fast.cli", *m2_argv(texts, str(link))], stdout=fh,
-                             stderr=subprocess.PIPE, text=True, timeout=300)
+                             stderr=subprocess.PIPE, text=True, timeout=900)
     assert res.returncode == 0, res.stderr
     assert log.stat().st_ino == inode
     assert log.read_bytes() == b"kept line\n" + want
@@ -132,7 +132,7 @@ def test_dev_stdout_is_never_replaced(texts):
     log = texts / "log.txt"
     with open(log, "wb") as fh:
         res = subprocess.run([sys.executable, "-m", "peet_fast.cli", *m2_argv(texts, "/dev/stdout")], stdout=fh,
-                             stderr=subprocess.PIPE, text=True, timeout=300)
+                             stderr=subprocess.PIPE, text=True, timeout=900)
     assert res.returncode == 0, res.stderr
     assert log.read_bytes() == want
     assert os.path.islink("/dev/stdout") or not os.path.isfile("/dev/stdout")

@@ -36,7 +36,7 @@ def limited(args: list[str], stdin=None, bounds: str = "") -> subprocess.Complet
     peet_fast.io.read first, to test a bound at a size a test can afford)."""
     env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     return subprocess.run([sys.executable, "-c", _RUN, str(LIMIT), bounds, *args], stdin=stdin, capture_output=True,
-                          cwd=ROOT, env=env, timeout=300)
+                          cwd=ROOT, env=env, timeout=900)
 
 
 def one_line_exit_2(res: subprocess.CompletedProcess, *parts: str) -> str:

@@ -619,17 +619,16 @@ def test_unreachable_ray_address_names_it(tmp_path):
     import socket
     import subprocess
     import sys
-    import time
 
     with socket.socket() as s:       # a free port: bound, then closed
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     (tmp_path / "a.txt").write_text("He go home .\n")
-    t0 = time.monotonic()
     res = subprocess.run([sys.executable, "-m", "peet_fast.cli", "featurize", "--mo", str(tmp_path / "a.txt"),
                           "--trg", str(tmp_path / "a.txt"), "--out", str(tmp_path / "f.parquet"), "--ray-address",
-                          f"127.0.0.1:{port}", *SPACY], capture_output=True, text=True, timeout=120)
-    assert time.monotonic() - t0 < 60
+                          f"127.0.0.1:{port}", *SPACY], capture_output=True, text=True, timeout=900)
+    # our own TCP check answered (jobs.raystart.unreachable, before any ray.init, which retries for minutes and says
+    # "cannot join"): the message proves it, not a clock
     assert res.returncode == 1
     assert res.stderr.strip().splitlines() == [
         f"peet-fast featurize: error: cannot reach the Ray cluster at 127.0.0.1:{port}: Connection refused"]

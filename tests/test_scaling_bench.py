@@ -23,7 +23,7 @@ def run_bench(*args: str) -> dict:
                RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0")
     env.pop("RAY_ADDRESS", None)
     proc = subprocess.run([sys.executable, str(REPO / "benchmarks" / "scaling.py"), *args, "--json"], env=env,
-                          capture_output=True, text=True, timeout=300)
+                          capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "weak scaling:" in proc.stderr or "strong scaling:" in proc.stderr      # the human report
     return json.loads(proc.stdout)

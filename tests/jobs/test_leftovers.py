@@ -43,7 +43,7 @@ def test_stale_scratch_directories_are_removed_by_the_next_run(tmp_path, capsys)
     from peet_fast.jobs.layout import _proc_start
 
     host = socket.gethostname()
-    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    sleeper = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])     # (killed below)
     try:
         dead = _scratch(tmp_path, "dead", {"host": host, "pid": _dead_pid(), "proc_start": None})
         reused = _scratch(tmp_path, "reused", {"host": host, "pid": sleeper.pid, "proc_start": 1})  # pid reused
@@ -73,18 +73,21 @@ def test_scratch_directory_of_a_killed_run_is_removed(tmp_path):
     next run removes it."""
     rows = [ln.split("\t") for ln in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if ln]
     (tmp_path / "pairs.tsv").write_text("mo\ttrg\n" + "".join(f"{r[0]}\t{r[1]}\n" for r in rows * 20), "utf-8")
-    def argv(out: str) -> list[str]:
-        return [sys.executable, "-m", "peet_fast.cli", "featurize", "--pairs", str(tmp_path / "pairs.tsv"), "--out",
+    (tmp_path / "small.tsv").write_text("mo\ttrg\n" + "".join(f"{r[0]}\t{r[1]}\n" for r in rows[:3]), "utf-8")
+
+    def argv(out: str, pairs: str = "pairs.tsv") -> list[str]:
+        return [sys.executable, "-m", "peet_fast.cli", "featurize", "--pairs", str(tmp_path / pairs), "--out",
                 str(tmp_path / out), "--spacy-model", SPACY_MODEL, "--shard-rows", "50", "--no-cache"]
     p = subprocess.Popen(argv("f.parquet"), cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
+    deadline = time.monotonic() + 600      # (a guard against a hang, not a timing)
     while time.monotonic() < deadline and not list(tmp_path.glob(".peet-fast-job-*/job/part-*.parquet")):
         time.sleep(0.05)
     p.kill()
     p.wait()
     [left] = tmp_path.glob(".peet-fast-job-*")
     assert (left / "_owner.json").exists()
-    res = subprocess.run(argv("g.parquet"), cwd=REPO, capture_output=True, text=True, timeout=300)
+    # the next run, any job whose output lies beside it (a small one: the removal is what is tested)
+    res = subprocess.run(argv("g.parquet", "small.tsv"), cwd=REPO, capture_output=True, text=True, timeout=900)
     assert res.returncode == 0, res.stderr
     assert not left.exists()
     assert not list(tmp_path.glob(".peet-fast-job-*"))
@@ -107,23 +110,26 @@ def test_a_sigterm_that_surfaces_as_another_interrupt_is_143():
 FAKE_RAYLET = """
 import subprocess, sys, time
 agent = subprocess.Popen([sys.executable, "-c", "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-                          "time.sleep(300)"])      # an agent that ignores SIGTERM: SIGKILLed half a second later
+                          "time.sleep(3600)"])      # an agent that ignores SIGTERM: SIGKILLed half a second later
 print(agent.pid, flush=True)
-time.sleep(300)
+time.sleep(3600)
 """
 
 DRIVER = """
 import os, subprocess, sys, time
 from peet_fast.jobs.raywatch import start_watchdog
 w = start_watchdog()
-raylet = subprocess.Popen([sys.executable, sys.argv[1]], stdout=subprocess.PIPE, text=True)
+# the fake raylet's path is not among the driver's arguments: a child the driver forks has the driver's command line
+# until it execs, and one with ".../ray/raylet" in it would pass for one of Ray's (the watchdog's test: "/ray/")
+raylet = subprocess.Popen([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "ray", "raylet")],
+                          stdout=subprocess.PIPE, text=True)
 agent = int(raylet.stdout.readline())
-other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(300)"])    # not Ray's: never touched
+other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(3600)"])    # not Ray's: never touched
 print(w.proc.pid, raylet.pid, agent, other.pid, flush=True)
-if sys.argv[2] == "shutdown":
-    time.sleep(1)
+if sys.argv[1] == "shutdown":
+    sys.stdin.readline()                       # once the watchdog has recorded the raylet (the test says when)
     raylet.kill()
-time.sleep(300)
+time.sleep(3600)
 """
 
 
@@ -135,11 +141,27 @@ def _alive(pid: int) -> bool:
         return False
 
 
-def _wait_gone(pids, seconds: float) -> list[int]:
+def _wait_gone(pids, seconds: float = 120) -> list[int]:
+    """Wait until the processes are gone (a ceiling of minutes: a guard against a hang, not a timing)."""
     end = time.monotonic() + seconds
     while time.monotonic() < end and any(_alive(p) for p in pids):
         time.sleep(0.05)
     return [p for p in pids if _alive(p)]
+
+
+def _watchdog_looked(pid: int, ceiling: float = 300) -> None:
+    """Wait until the watchdog has looked at the driver's processes since now: it sleeps in select() between two
+    looks (one voluntary context switch each), so three more switches hold at least one whole look (an event, however
+    slow a busy machine schedules it; the ceiling only guards against a hang)."""
+    def switches() -> int:
+        with open(f"/proc/{pid}/status") as fh:
+            return next(int(ln.split()[1]) for ln in fh if ln.startswith("voluntary_ctxt_switches:"))
+
+    since = switches()
+    end = time.monotonic() + ceiling
+    while switches() < since + 3:
+        assert time.monotonic() < end, "the watchdog never looked"
+        time.sleep(0.05)
 
 
 @pytest.fixture
@@ -153,24 +175,26 @@ def fake_ray(tmp_path):
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="the watchdog reads /proc")
 @pytest.mark.parametrize("end", ["kill9", "term-group", "shutdown"])
 def test_watchdog_stops_the_instance_however_the_driver_ends(fake_ray, end):
-    driver = subprocess.Popen([sys.executable, str(fake_ray / "driver.py"), str(fake_ray / "ray" / "raylet"), end],
-                              stdout=subprocess.PIPE, text=True, cwd=REPO, start_new_session=True,
-                              env={**os.environ, "PYTHONPATH": str(REPO)})
+    driver = subprocess.Popen([sys.executable, str(fake_ray / "driver.py"), end],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=REPO,
+                              start_new_session=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     other = None
     try:
         watchdog, raylet, agent, other = map(int, driver.stdout.readline().split())
-        time.sleep(0.8)                                  # the watchdog's next look records them
+        _watchdog_looked(watchdog)                       # its next look records them
         if end == "kill9":
             driver.kill()
         elif end == "term-group":
             os.killpg(driver.pid, signal.SIGTERM)        # the driver's group: the watchdog is not in it
         if end == "shutdown":                            # the "raylet" ended while the driver runs on
-            assert _wait_gone([agent], 4) == []
+            driver.stdin.write("go\n")
+            driver.stdin.flush()
+            assert _wait_gone([agent]) == []
             assert _alive(driver.pid) and _alive(other)
-            assert _wait_gone([watchdog], 3) == []       # its instance gone: the watchdog ends too
+            assert _wait_gone([watchdog]) == []          # its instance gone: the watchdog ends too
         else:
-            driver.wait(10)
-            assert _wait_gone([raylet, agent, watchdog], 4) == []
+            driver.wait(300)
+            assert _wait_gone([raylet, agent, watchdog]) == []
             if end == "kill9":
                 assert _alive(other)                     # not Ray's: left alone
     finally:
@@ -208,7 +232,7 @@ def _descendants(root: int) -> set[int]:
 
 
 @pytest.mark.parametrize("how", ["group", "driver"])
-def test_sigterm_under_ray_is_143_within_two_seconds_and_leaves_nothing(tmp_path, how):
+def test_sigterm_under_ray_is_143_and_leaves_nothing(tmp_path, how):
     rows = [ln.split("\t") for ln in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if ln]
     rows = (rows * 40)[:1600]
     (tmp_path / "mo.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
@@ -222,24 +246,23 @@ def test_sigterm_under_ray_is_143_within_two_seconds_and_leaves_nothing(tmp_path
         env={**os.environ, "PEET_FAST_RAY_MIN_SENTENCES": "0", "PYTHONPATH": str(REPO)})
     seen: set[int] = set()
     try:
-        deadline = time.monotonic() + 240
+        deadline = time.monotonic() + 900      # (a guard against a hang, not a timing)
         while time.monotonic() < deadline and not list(out.glob("part-*.parquet")) and driver.poll() is None:
             seen |= _descendants(driver.pid)
             time.sleep(0.1)
         assert driver.poll() is None, "the job ended before it could be signalled"
         seen |= _descendants(driver.pid)
-        t0 = time.monotonic()
         if how == "group":
             os.killpg(driver.pid, signal.SIGTERM)
         else:
             driver.send_signal(signal.SIGTERM)
-        rc = driver.wait(30)
-        took = time.monotonic() - t0
+        # (how soon it stops is measured by the benchmarks, never timed in a test: a loaded machine is slower; the
+        # ceiling only guards against a hang)
+        rc = driver.wait(300)
         err.seek(0)
         text = err.read()
         assert rc == 143, text
-        assert took < 3.0, took
-        assert text.strip().splitlines()[-1].startswith("peet-fast featurize: interrupted:"), text
+        assert [ln for ln in text.splitlines() if ln.startswith("peet-fast featurize: interrupted:")], text
         ray_procs = []
         for q in seen:
             try:
@@ -269,8 +292,8 @@ jobs_ray.init_ray(1, None)
 worker = ray._private.worker
 original = worker.disconnect
 
-def slow(*args, **kwargs):                     # Ray's teardown, slow as it is after a signal to the process group
-    time.sleep(6)
+def slow(*args, **kwargs):                     # Ray's teardown, slow as it is after a signal to the process group:
+    time.sleep(3600)                           # here it never ends, so a driver that waits for it never exits
     return original(*args, **kwargs)
 
 worker.disconnect = slow
@@ -283,12 +306,11 @@ for pid in os.listdir("/proc"):                # the signal reached the raylet f
             continue
         if int(stat[1]) == os.getpid() and cmd[0].endswith(b"/raylet"):
             os.kill(int(pid), signal.SIGTERM)
-end = time.monotonic() + 20
+end = time.monotonic() + 300
 while time.monotonic() < end and any(w.proc.poll() is None for w in raywatch._RUNNING):
     time.sleep(0.05)
-t0 = time.monotonic()
 jobs_ray._stop_quietly()
-print(round(time.monotonic() - t0, 2), flush=True)
+print("stopped", flush=True)
 exit_now_if_ray_started(143)
 """
 
@@ -296,15 +318,13 @@ exit_now_if_ray_started(143)
 def test_an_interrupted_driver_does_not_wait_for_ray_when_its_raylet_ended_first():
     """SIGTERM to the driver's process group also ends the raylet, and then the watchdog (its instance is gone); the
     driver handles the interruption after that and must still exit at once instead of running Ray's teardown, which
-    then waits for seconds (CI saw a SIGTERM answered in 6 s)."""
+    then waits for seconds (CI saw a SIGTERM answered in 6 s). Here Ray's teardown never ends: a driver that waited
+    for it would never exit (no timing: the ceilings only guard against a hang)."""
     proc = subprocess.Popen([sys.executable, "-c", _RAYLET_GONE_FIRST], cwd=REPO, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, text=True, env={**os.environ, "PYTHONPATH": str(REPO)})
     try:
-        stopped = float(proc.stdout.readline())
-        t_stop = time.monotonic()
-        rc = proc.wait(60)
-        assert (rc, stopped < 1.5, time.monotonic() - t_stop < 3.0) == (143, True, True), \
-            (rc, stopped, time.monotonic() - t_stop)
+        out, _ = proc.communicate(timeout=300)     # a driver that waited for Ray's teardown: TimeoutExpired
+        assert (out.split(), proc.returncode) == (["stopped"], 143)      # _stop_quietly returned, the process exited
     finally:
         proc.kill()
         proc.wait()

@@ -75,20 +75,20 @@ def test_auto_never_joins_the_private_instance_of_another_run(tmp_path):
     holder = subprocess.Popen([sys.executable, "-c", HOLDER], cwd=tmp_path, env=env, text=True,
                               stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        assert holder.stdout.readline().strip() == "up", holder.communicate(timeout=60)[1][-3000:]
+        assert holder.stdout.readline().strip() == "up", holder.communicate(timeout=600)[1][-3000:]
         (tmp_path / "a.txt").write_text("He go home .\nShe have a cats .\n")
         # this run's Ray temp directory records no `ray start` cluster (nor may one of another test on this machine)
         run_env = dict(env, RAY_TMPDIR=str(tmp_path / "raytmp"))
         run = subprocess.run([sys.executable, "-m", "peet_fast.cli", "featurize", "--hyp", "a.txt", "--ref", "a.txt",
                               "--out", "job", "--ray-address", "auto", "--spacy-model", SPACY_MODEL],
-                             cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=600)
+                             cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=900)
         assert run.returncode == 1, run.stderr[-3000:]
         assert [ln for ln in run.stderr.splitlines() if ln.strip()] == [LINE]
         assert not (tmp_path / "job").exists()
     finally:
         holder.stdin.close()                      # the holder exits; its watchdog stops its instance
         try:
-            holder.wait(timeout=120)
+            holder.wait(timeout=600)
         except subprocess.TimeoutExpired:
             holder.send_signal(signal.SIGKILL)
             holder.wait()

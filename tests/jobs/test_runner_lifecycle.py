@@ -119,7 +119,7 @@ def test_actors_of_a_failed_job_are_gone_before_the_next_job(tmp_path, ray2):
         done.set()
 
     threading.Thread(target=second, daemon=True).start()
-    assert done.wait(120), "the second job never finished: the failed job's actors still hold the CPUs"
+    assert done.wait(900), "the second job never finished: the failed job's actors still hold the CPUs"
     assert result["table"].equals(reference)
 
 
@@ -245,7 +245,7 @@ def test_ray_s_error_reports_go_to_stderr_after_a_job_too(tmp_path, ray2, capsys
     cloudpickle.register_pickle_by_value(sys.modules[__name__])
     try:
         actor = ray2.remote(num_cpus=0, max_restarts=1, max_task_retries=1)(_ExitsOnce).remote(str(tmp_path / "m"))
-        assert ray2.get(actor.call.remote(), timeout=120) == "done"
+        assert ray2.get(actor.call.remote(), timeout=900) == "done"
         ray2.kill(actor)
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
