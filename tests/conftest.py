@@ -74,10 +74,13 @@ def shutdown_ray(only_foreign: bool = False) -> None:
     if ray is None:
         return
     if only_foreign:
-        from peet_fast.jobs.raystart import _ours
+        try:
+            from peet_fast.jobs.raystart import _ours
 
-        if _ours(ray):
-            return
+            if _ours(ray):
+                return
+        except Exception:       # noqa: BLE001 -- which instance it is cannot be told: stop it (as a module's end did)
+            pass
     ray.shutdown()
 
 
