@@ -323,6 +323,32 @@ def test_a_ray_actor_reports_rows_before_its_shard_ends(tmp_path):
     assert pq.read_table(tmp_path / "job").equals(pq.read_table(tmp_path / "here"))
 
 
+def _priority() -> int:
+    import os
+
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def test_the_workers_of_a_local_instance_run_at_the_drivers_priority():
+    """Ray starts its workers 15 nice levels below the raylet; a local instance of ours (init_ray, as --workers N
+    starts it) starts them at the driver's priority, so that on a busy machine the actors do not starve beside the
+    driver, which computes shards too (issue 33)."""
+    ray = pytest.importorskip("ray")
+    from ray import cloudpickle
+
+    from peet_fast.jobs.ray import init_ray
+
+    if ray.is_initialized():
+        ray.shutdown()
+    init_ray(1, None)
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])     # the workers cannot import this test module
+    try:
+        assert ray.get(ray.remote(num_cpus=1)(_priority).remote()) == _priority()
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+        ray.shutdown()
+
+
 # -- what a rerun and an interruption say ----------------------------------------------------------------------------
 
 def test_a_resumed_job_says_how_many_shards_it_reused(tmp_path, capsys):
