@@ -375,7 +375,7 @@ def add_job_options(p) -> None:
                    help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
     p.add_argument("--shard-rows", type=int, default=None, metavar="N",
                    help="rows per shard of a resumable job (default: cut as the job runs, sized from the rate it "
-                        "measures: the first shards about 2 s of one worker's work, the next ones growing to about "
+                        "measures: the first shards about 1 s of one worker's work, the next ones growing to about "
                         "20 s; a rerun keeps the shards its job directory records; see docs/jobs.md)")
 
 

@@ -2,9 +2,10 @@
 
 Shard size, from this run's rate. A JobSpec whose shard_rows is None has its shards cut as it runs
 (jobs.plan.AdaptivePlan), each as a worker becomes free, of the size ShardSizer.next_rows chooses then: the first
-shards are FIRST_SHARD_S (2 s) of work at the rate one worker is expected to parse at (EXPECTED_SENTENCES_PER_S
+shards are FIRST_SHARD_S (1 s) of work at the rate one worker is expected to parse at (EXPECTED_SENTENCES_PER_S
 sentences/s, cold parse cache; two sentences a row for featurize's pairs, one per file for score), so that a shard is
-kept within seconds even on a busy machine; once shards have finished, the next ones are TARGET_SHARD_S (20 s) of
+kept within seconds even on a busy machine (at load 10-15 on 2 cores, 2 s shards took 28-36 s to the first part
+file of a --workers 2 command, spaCy's load and Ray's start included: benchmarks/busy_machine.py); once shards have finished, the next ones are TARGET_SHARD_S (20 s) of
 work at the rate measured over the last RECENT shards (rows per second of one worker), growing by at most GROWTH
 (2x) a step and never over MAX_SHARD_SENTENCES sentences; near the end no shard takes more than its share of the
 rows left (rows left / workers, but not under MIN_SHARD_S of work once the rate is known), so the last shards of a
@@ -37,7 +38,7 @@ DEFAULT_SHARD_ROWS = 20_000      # a JobSpec's size unless given (None: cut as t
 # process, ~930 sentences/s; a busy machine gives a half to a quarter of that): only the first shards' size
 # depends on it, the later ones on the rate measured in the run.
 EXPECTED_SENTENCES_PER_S = 800
-FIRST_SHARD_S = 2.0              # the first shards: seconds of work at the expected rate
+FIRST_SHARD_S = 1.0              # the first shards: seconds of work at the expected rate (see the docstring)
 TARGET_SHARD_S = 20.0            # later shards: seconds of work at the measured rate
 MIN_SHARD_S = 1.0                # the last shards (a share of the rows left): not under this, once measured
 GROWTH = 2.0                     # a shard at most this many times the largest one before it

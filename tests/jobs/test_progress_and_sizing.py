@@ -65,19 +65,20 @@ def simulate(total: int, workers: int, rate: float, per_row: int = 2) -> list[tu
 
 def test_first_shards_are_seconds_then_they_grow_to_the_target():
     sizer = sizing.ShardSizer(per_row=2, workers=1)
-    first = int(sizing.FIRST_SHARD_S * sizing.EXPECTED_SENTENCES_PER_S / 2)
-    assert first == 800 and sizer.next_rows(10**6) == 800            # 2 s at 800 sentences/s
-    sizer.handed(800)
-    sizer.observe(800, 4.0)                                           # measured: 200 rows/s (a busy machine)
+    assert (sizing.FIRST_SHARD_S, sizing.TARGET_SHARD_S, sizing.EXPECTED_SENTENCES_PER_S) == (1.0, 20.0, 800)
+    assert sizer.next_rows(10**6) == 400                              # 1 s at 800 sentences/s: 400 pairs
+    sizer.handed(400)
+    sizer.observe(400, 2.0)                                           # measured: 200 rows/s (a busy machine)
     assert sizer.rate() == 200.0
-    assert sizer.next_rows(10**6) == 1600                             # twice the largest so far
-    sizer.handed(1600)
-    sizer.observe(1600, 8.0)
-    assert sizer.next_rows(10**6) == 3200
+    assert sizer.next_rows(10**6) == 800                              # twice the largest so far
+    for rows in (800, 1600):
+        sizer.handed(rows)
+        sizer.observe(rows, rows / 200)
+        assert sizer.next_rows(10**6) == 2 * rows
     sizer.handed(3200)
     sizer.observe(3200, 16.0)
     assert sizer.next_rows(10**6) == 4000                             # the target: 20 s at 200 rows/s
-    sizer.observe(4000, 200.0)                                        # the machine got 4 times busier
+    sizer.observe(4000, 200.0)                                        # the machine got 10 times busier
     rate = (800 + 1600 + 3200 + 4000) / (4 + 8 + 16 + 200.0)          # over the last 4 shards
     assert sizer.rate() == rate and sizer.next_rows(10**6) == int(20 * rate)
     fast = sizing.ShardSizer(per_row=2, workers=1)
@@ -131,10 +132,10 @@ class Ticks:
 
 @pytest.fixture
 def slow_expected(monkeypatch):
-    """8 sentences/s expected (a first shard of 8 pairs) and a fake clock: every shard 'takes' 1 s."""
+    """16 sentences/s expected (a first shard of 8 pairs) and a fake clock: every shard 'takes' 1 s."""
     from peet_fast.jobs import plan
 
-    monkeypatch.setattr(sizing, "EXPECTED_SENTENCES_PER_S", 8)
+    monkeypatch.setattr(sizing, "EXPECTED_SENTENCES_PER_S", 16)
     monkeypatch.setattr(plan, "monotonic", Ticks())
 
 
@@ -146,7 +147,7 @@ def ranges(out) -> list[tuple[int, int]]:
 def test_shards_grow_from_the_measured_rate_and_the_rows_do_not_depend_on_them(tmp_path, slow_expected):
     write_many(tmp_path, 60)
     manifest = run_job(spec_of(tmp_path), str(tmp_path / "job"), LocalRunner())
-    # 8 rows (2 s at 8 sentences/s), then twice as many each time (1 s each: 8, 16 rows/s ...), the rest
+    # 8 rows (1 s at 16 sentences/s), then twice as many each time (1 s each: 8, 16 rows/s ...), the rest
     assert ranges(tmp_path / "job") == [(0, 8), (8, 24), (24, 56), (56, 60)]
     assert sorted(p.name for p in (tmp_path / "job").glob("part-*")) == [
         "part-0000000000.parquet", "part-0000000008.parquet", "part-0000000024.parquet", "part-0000000056.parquet"]
