@@ -11,7 +11,8 @@ spinning on the CPU, started before the job and stopped after it). In each, two 
 
   - a full run: time to the first finished shard (its part file appears), throughput (pairs / wall time of the
     whole command, Ray's start and stop included), the CPU share of the driver and of each Ray actor (CPU seconds /
-    wall time, from /proc: the processes descending from the command);
+    wall time, from /proc: the processes descending from the command), and the same while each process lived (an
+    actor starts once Ray is up; when is reported too);
   - an interrupted run: SIGINT to the command's process group (what Ctrl-C does) at --interrupt-at seconds: the
     shards (and rows) it kept, its stop latency (SIGINT to exit), the processes of its session still alive 1 s and
     5 s after it exited (then killed).
@@ -33,7 +34,7 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(os.path.abspath(__file__)).parent.parent     # (not resolved: run through a link, its tree)
 TICK = os.sysconf("SC_CLK_TCK")
 POLL_S = 0.05
 
@@ -42,8 +43,11 @@ def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
 
-def processes() -> dict[int, tuple[int, int, float, str]]:
-    """pid -> (parent pid, session id, CPU seconds (user + system), comm) of every process, from /proc."""
+def processes() -> dict[int, tuple[int, int, float, str, float]]:
+    """pid -> (parent pid, session id, CPU seconds (user + system), comm, age in seconds) of every process, from
+    /proc."""
+    with open("/proc/uptime") as fh:
+        uptime = float(fh.read().split()[0])
     out = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -55,7 +59,7 @@ def processes() -> dict[int, tuple[int, int, float, str]]:
             continue
         comm = raw[raw.index("(") + 1:raw.rindex(")")]
         f = raw[raw.rindex(")") + 2:].split()
-        out[int(entry)] = (int(f[1]), int(f[3]), (int(f[11]) + int(f[12])) / TICK, comm)
+        out[int(entry)] = (int(f[1]), int(f[3]), (int(f[11]) + int(f[12])) / TICK, comm, uptime - int(f[19]) / TICK)
     return out
 
 
@@ -67,22 +71,25 @@ class Tree:
         self.root = root
         self.cpu: dict[int, float] = {}
         self.comm: dict[int, str] = {}
+        self.age: dict[int, float] = {}
 
     def sample(self) -> None:
         table = processes()
-        for pid, (ppid, _, cpu, comm) in table.items():
+        for pid, (_, _, cpu, comm, age) in table.items():
             p = pid
             while p not in (self.root, 0, 1) and p in table:
                 p = table[p][0]
             if p == self.root:
                 self.cpu[pid] = max(self.cpu.get(pid, 0.0), cpu)
                 self.comm[pid] = comm
+                self.age[pid] = age
 
     def driver_s(self) -> float:
         return self.cpu.get(self.root, 0.0)
 
-    def actors_s(self) -> list[float]:
-        return sorted((s for pid, s in self.cpu.items() if self.comm[pid].startswith("ray::_Shard")), reverse=True)
+    def actors(self) -> list[int]:
+        return sorted((pid for pid in self.cpu if self.comm[pid].startswith("ray::_Shard")), key=self.cpu.get,
+                      reverse=True)
 
     def others_s(self) -> float:
         return sum(s for pid, s in self.cpu.items()
@@ -111,9 +118,9 @@ def run(argv: list[str], out: str, env: dict, interrupt_at: float | None) -> dic
     ended = time.monotonic()
     err = proc.stderr.read() if proc.stderr else ""
     time.sleep(1.0)
-    left = [pid for pid, (_, sid, _, _) in processes().items() if sid == proc.pid]
+    left = [pid for pid, (_, sid, *_) in processes().items() if sid == proc.pid]
     time.sleep(4.0 if left else 0.0)
-    still = [pid for pid, (_, sid, _, _) in processes().items() if sid == proc.pid]
+    still = [pid for pid, (_, sid, *_) in processes().items() if sid == proc.pid]
     for pid in still:                   # (reported, then stopped: a benchmark leaves nothing behind either)
         try:
             os.kill(pid, signal.SIGKILL)
@@ -122,7 +129,11 @@ def run(argv: list[str], out: str, env: dict, interrupt_at: float | None) -> dic
     wall = ended - t0
     res = {"exit": proc.returncode, "wall_s": round(wall, 2), "first_shard_s": None if first is None else round(first, 2),
            "driver_cpu_share": round(tree.driver_s() / wall, 3),
-           "actor_cpu_shares": [round(s / wall, 3) for s in tree.actors_s()],
+           "actor_cpu_shares": [round(tree.cpu[a] / wall, 3) for a in tree.actors()],
+           # while each lived (an actor starts once Ray is up; the driver computes from the start)
+           "driver_cpu_share_alive": round(tree.driver_s() / max(tree.age.get(proc.pid, wall), 1e-9), 3),
+           "actor_cpu_shares_alive": [round(tree.cpu[a] / max(tree.age[a], 1e-9), 3) for a in tree.actors()],
+           "actor_start_s": [round(wall - tree.age[a], 1) for a in tree.actors()],
            "ray_daemons_cpu_s": round(tree.others_s(), 1), "left_after_1s": len(left), "left_after_5s": len(still),
            "stderr_tail": err.strip().splitlines()[-1:] if err.strip() else []}
     if interrupt_at is not None:
@@ -167,6 +178,9 @@ def report(res: dict) -> None:
         ("wall time (whole command)", lambda s: _s(s["full"]["wall_s"])),
         ("driver CPU share", lambda s: f"{s['full']['driver_cpu_share']:.2f}"),
         ("each actor's CPU share", lambda s: " ".join(f"{x:.2f}" for x in s["full"]["actor_cpu_shares"]) or "-"),
+        ("driver / actors, while alive", lambda s: " ".join(
+            f"{x:.2f}" for x in [s["full"]["driver_cpu_share_alive"], *s["full"]["actor_cpu_shares_alive"]])),
+        ("actors up at", lambda s: " ".join(_s(x) for x in s["full"]["actor_start_s"]) or "-"),
     ]
     head = f"{'':36}" + "".join(f"{c['name'] + (' (+%d spinning)' % c['cpu_bound_beside'] if c['cpu_bound_beside'] else ''):>26}"
                                 for c in cols)
