@@ -208,7 +208,6 @@ OWN_FILES = {
     ("peet_fast/jobs/layout.py", "_proc_start", "open()"): "/proc/PID/stat: the kernel's record of a process",
     ("peet_fast/jobs/layout.py", "shard_paths", "open()"): "the job's manifest, read up to MAX_MANIFEST_BYTES",
     ("peet_fast/jobs/raystart.py", "user_cluster", "open()"): "Ray's record of the cluster `ray start` started (4 KiB)",
-    ("peet_fast/jobs/sizing.py", "recorded_shard_rows", "open()"): "the job directory's manifest (64 MiB at most)",
     ("peet_fast/jobs/tasks.py", "remove_stale_scratch", "open()"): "a scratch directory's owner file (peet-fast's)",
     ("peet_fast/evaluation/report.py", "_is_report", "open()"): "an earlier report's index.html in --out (4 KiB)",
     ("peet_fast/en/annotator.py", "errant_resources", "Path.open()"): "errant's word list and tag map (installed)",

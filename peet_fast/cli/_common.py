@@ -374,9 +374,9 @@ def add_job_options(p) -> None:
     p.add_argument("--ray-address", metavar="ADDR",
                    help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
     p.add_argument("--shard-rows", type=int, default=None, metavar="N",
-                   help="rows per shard of a resumable job (default: about 15 s of one worker's work, at least 4 "
-                        "shards per worker where the input allows; a rerun keeps the size its job directory "
-                        "records; see docs/jobs.md)")
+                   help="rows per shard of a resumable job (default: cut as the job runs, sized from the rate it "
+                        "measures: the first shards about 1 s of one worker's work, the next ones growing to about "
+                        "20 s; a rerun keeps the shards its job directory records; see docs/jobs.md)")
 
 
 JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",

@@ -26,13 +26,14 @@ class JobInterrupted(KeyboardInterrupt):
     (the signal's own KeyboardInterrupt is the __cause__): how many shards are kept and that a rerun resumes, or,
     where none had finished, that there is nothing to resume."""
 
-    def __init__(self, done: int, total: int):
+    def __init__(self, done: int, total: int | None):
         self.done = done
-        self.total = total
+        self.total = total             # None: shards cut as the job runs (their number is not known in advance)
+        of, s = ("" if total is None else f" of {total}"), "s" * (done != 1 or total is not None)
         if done:
-            message = f"interrupted: {done} of {total} shards done; run the same command again to resume"
+            message = f"interrupted: {done}{of} shard{s} done; run the same command again to resume"
         else:
-            message = f"interrupted before any of {total} shards finished; nothing to resume"
+            message = f"interrupted before any{of} shard{'s' * (total is not None)} finished; nothing to resume"
         super().__init__(message)
 
 

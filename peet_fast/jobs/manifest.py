@@ -3,6 +3,7 @@ keeps what an earlier run of the same job finished (checksums verified), refuses
 or another job's output (naming what differs), and is rewritten atomically after each shard."""
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from typing import Sequence
@@ -28,14 +29,32 @@ class Manifest:
     """DIR/_manifest.json: the job's signature and its completed shards, rewritten atomically after each shard."""
 
     def __init__(self, out_dir: str, spec: JobSpec, shards: Sequence[Shard], total: int):
-        self.shards = {s.index: s for s in shards}
+        # shards: the planned shards, or a jobs.plan.AdaptivePlan (cut as the job runs: its shards, those handed
+        # out or kept so far)
+        self.plan = shards if hasattr(shards, "stack") else None
+        self.shards = self.plan.shards if self.plan is not None else {s.index: s for s in shards}
         self.out_dir = out_dir
         self.path = os.path.join(out_dir, MANIFEST)
         self.signature = spec.signature()
         self.spec = spec
         self.total = total
-        self.n_shards = len(shards)
         self.done: dict[int, dict] = {}
+
+    @property
+    def n_shards(self) -> int:
+        """The job's shards: all planned ones, or, cut as it runs, those done and an estimate of those left."""
+        return len(self.shards) if self.plan is None else len(self.done) + len(self.plan)
+
+    def rows_done(self) -> int:
+        return sum(e["stop"] - e["start"] for e in self.done.values())
+
+    def complete(self) -> bool:
+        return len(self.done) == len(self.shards) if self.plan is None else self.rows_done() == self.total
+
+    def _keep(self, index: int, entry: dict) -> None:
+        self.done[index] = entry
+        if self.plan is not None:
+            self.plan.keep(entry)
 
     def load_previous(self) -> None:
         """Keep the completed shards of an earlier run of the same job: those its manifest lists whose checksums hold,
@@ -71,9 +90,14 @@ class Manifest:
             entry = recorded.get(index)
             if entry is not None and self._planned(entry) and entry.get("file") == name and \
                     file_sha256(os.path.join(self.out_dir, name)) == entry.get("sha256"):
-                self.done[index] = entry
+                self._keep(index, entry)
             else:
                 self._adopt(index, name, ours=entry is not None)
+        if self.plan is not None:        # shards cut as the job runs: a part file not kept is not cut again
+            for index, name in parts.items():
+                if index not in self.done:
+                    with contextlib.suppress(OSError):
+                        os.unlink(os.path.join(self.out_dir, name))
         if old in (None, "") and self.done:
             notice(f"{self.path} was damaged or missing; rebuilt it from {len(self.done)} verified shard file(s)")
 
@@ -106,6 +130,8 @@ class Manifest:
         return old
 
     def _planned(self, entry: dict) -> bool:
+        if self.plan is not None:
+            return self.plan.accepts(entry)
         sh = self.shards.get(entry.get("index"))
         return sh is not None and (sh.start, sh.stop, sh.digest) == (entry.get("start"), entry.get("stop"),
                                                                      entry.get("input"))
@@ -122,10 +148,11 @@ class Manifest:
                                    "version); delete it and run the same command again")
         if entry.pop("signature", None) != self.signature:
             raise self.different_job(self._read_old())
-        if index not in self.shards:
+        planned = self._planned(entry)
+        if not planned and (self.plan is not None or index not in self.shards):
             os.unlink(path)
-        elif self._planned(entry) and part_verifies(path, entry.get("rows", -1)):
-            self.done[index] = {**entry, "sha256": file_sha256(path)}
+        elif planned and part_verifies(path, entry.get("rows", -1)):
+            self._keep(index, {**entry, "sha256": file_sha256(path)})
 
     def record_finished(self) -> None:
         """Record the part files on disk that finished but are not yet listed (results in flight when the job
@@ -139,13 +166,14 @@ class Manifest:
                 if m and int(m.group(1)) not in self.done]
 
     def add(self, entry: dict) -> None:
-        self.done[entry["index"]] = entry
+        self._keep(entry["index"], entry)
         self.write()
 
     def write(self) -> None:
         d = {"format": FORMAT, "version": 1, "kind": self.spec.kind, "signature": self.signature,
-             "total_rows": self.total, "shard_rows": self.spec.shard_rows, "shards_total": self.n_shards,
-             "complete": len(self.done) == self.n_shards, "settings": self.spec.recorded_settings(),
+             "total_rows": self.total, "shard_rows": self.spec.shard_rows,
+             "shards_total": self.n_shards if self.plan is None else None,      # None: cut as the job runs
+             "complete": self.complete(), "settings": self.spec.recorded_settings(),
              "shards": [self.done[k] for k in sorted(self.done)]}
         try:
             with atomic_write(self.path) as fh:

@@ -71,6 +71,7 @@ from peet_fast.jobs.raystart import (  # noqa: F401 -- re-exported
     no_cluster,
     unreachable,
 )
+from peet_fast.jobs.plan import stack
 from peet_fast.jobs.shards import JobSpec, WorkerState, run_shard
 from peet_fast.jobs.sources import Shard
 
@@ -287,7 +288,7 @@ class RayRunner:
         Runner.run)."""
         on_rows = getattr(on_done, "rows", None)
         pool = _ActorPool(self, out_dir, on_done, on_rows)
-        todo = pool.todo = list(reversed(shards))
+        todo = pool.todo = stack(shards)        # a list popped from the end, or shards cut as they are popped
         own = self._own
         with _signals_kept() as raise_kept:
             pool.raise_kept = raise_kept

@@ -196,10 +196,12 @@ def init_ray(workers: int, address: str | None) -> None:
         start_watchdog()      # stops the instance's processes when this driver ends, however it ends
         # "local": always a new local instance of N CPUs, never a cluster that happens to run on this machine
         # no idle workers started ahead for tasks (Ray's default): this job runs actors only, and on a small
-        # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores)
+        # machine those processes take CPU from the actors' warm-up (ray.init ~0.5 s faster on 2 cores);
+        # worker_niceness 0: the actors run at this driver's priority (Ray adds 15 by default, and on a busy machine
+        # the actors then starve beside the driver, which computes shards too: issue 33)
         with _started_here():
-            ray.init(address="local", num_cpus=workers, _system_config={"prestart_worker_first_driver": False},
-                     **kwargs)
+            ray.init(address="local", num_cpus=workers,
+                     _system_config={"prestart_worker_first_driver": False, "worker_niceness": 0}, **kwargs)
     if sigterm is not None and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
 

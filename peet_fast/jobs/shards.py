@@ -17,7 +17,8 @@ from peet_fast.io import InputError
 from peet_fast.jobs.errors import JobInterrupted, JobOptionError, WorkerError, check_at_least_one  # noqa: F401
 from peet_fast.jobs.layout import JobLock, remove_temp_files
 from peet_fast.jobs.manifest import Manifest
-from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, sized, small_job_runner  # noqa: F401
+from peet_fast.jobs.plan import AdaptivePlan
+from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, small_job_runner, texts_per_row  # noqa: F401
 from peet_fast.jobs.sources import Shard, plan
 from peet_fast.jobs.spec import SETTING_NAMES, JobSpec, setting_differences  # noqa: F401 -- re-exported
 from peet_fast.jobs.worker import RowMeter, WorkerState, run_shard  # noqa: F401 -- re-exported
@@ -43,8 +44,9 @@ class Runner(Protocol):
 
 def run_job(spec: JobSpec, out_dir: str, runner: Runner,
             progress: Callable[[int, int], None] | None = None) -> Manifest:
-    """Plan the shards (of spec.shard_rows rows, or as jobs.sizing chooses where it is None; a small job for a local
-    Ray runner runs in this process instead), skip those an earlier run completed, compute the rest with runner, and
+    """Plan the shards (of spec.shard_rows rows; where it is None, cut as the job runs, sized from its measured rate:
+    jobs.plan, jobs.sizing; a small job for a local Ray runner runs in this process instead), skip those an earlier
+    run completed, compute the rest with runner, and
     return the manifest. progress, if given, sees progress(rows done, total rows) once the shards are planned, while
     shards run (rows of finished shards plus those done in running ones) and after each shard; its describe(text)
     method, where it has one, hears the number of shards. A rerun says on stderr how many shards it reused, or that
@@ -54,9 +56,14 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
     JobInterrupted. A directory this run created is removed again when it ends before any shard finished (nothing
     to resume, no output left behind)."""
     check_at_least_one(shard_rows=spec.shard_rows)
-    shards, total = plan(spec.source, spec.shard_rows or DEFAULT_SHARD_ROWS)
-    runner = small_job_runner(spec, runner, total)
-    spec, shards = sized(spec, shards, total, out_dir, getattr(runner, "workers", 1))
+    if spec.shard_rows is not None:
+        shards, total = plan(spec.source, spec.shard_rows)
+        runner = small_job_runner(spec, runner, total)
+    else:                                      # cut as the job runs, sized from its measured rate (jobs.sizing)
+        shards = AdaptivePlan(spec.source, texts_per_row(spec))
+        total = shards.total
+        runner = small_job_runner(spec, runner, total)
+        shards.sizer.workers = max(1, getattr(runner, "workers", 1))
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
     created = not os.path.exists(out_dir)
@@ -74,7 +81,7 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
         remove_temp_files(out_dir)            # left by a run that was killed (we hold the lock)
         manifest.write()
         _say_reused(manifest, out_dir)
-        if maybe_complete and len(manifest.done) < manifest.n_shards:
+        if maybe_complete and not manifest.complete():
             runner.start(spec, out_dir, manifest.n_shards - len(manifest.done))    # a recorded shard did not verify
         _run_shards(manifest, runner, progress)
         return manifest
@@ -94,6 +101,9 @@ def _recorded_complete(manifest: Manifest, parts: dict[int, str], recorded: dict
     """Whether the old manifest lists every planned shard of this job with its part file present (cheap: nothing
     read but the listing): then the rerun most likely has nothing to compute, and starts no runner unless the
     verification finds a shard missing."""
+    if manifest.plan is not None:
+        return all(recorded[i].get("file") == parts.get(i) for i in recorded) and manifest.plan.covered(
+            recorded.values())
     return bool(manifest.shards) and all(
         index in recorded and recorded[index].get("file") == parts.get(index) and manifest._planned(recorded[index])
         for index in manifest.shards)
@@ -105,6 +115,14 @@ def _say_reused(manifest: Manifest, out_dir: str) -> None:
     if not done:
         return
     what = manifest.spec.kind
+    if manifest.plan is not None:
+        if manifest.complete():
+            print(f"peet-fast {what}: {out_dir}: the job is already complete ({done} shard{'s' * (done != 1)}); "
+                  f"nothing to compute", file=sys.stderr)
+        else:
+            print(f"peet-fast {what}: {out_dir}: {done} shard{'s' * (done != 1)} already done "
+                  f"({manifest.rows_done():,} of {manifest.total:,} rows), reused", file=sys.stderr)
+        return
     if done == n:
         print(f"peet-fast {what}: {out_dir}: the job is already complete ({n} of {n} shards); nothing to compute",
               file=sys.stderr)
@@ -113,9 +131,10 @@ def _say_reused(manifest: Manifest, out_dir: str) -> None:
 
 
 def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int], None] | None) -> None:
-    todo = [s for s in manifest.shards.values() if s.index not in manifest.done]
+    adaptive = manifest.plan
+    todo = adaptive if adaptive is not None else [s for s in manifest.shards.values() if s.index not in manifest.done]
     total = manifest.total
-    done_rows = total - sum(s.stop - s.start for s in todo)
+    done_rows = manifest.rows_done()
     running: dict[int, int] = {}      # rows done so far in each running shard
     shown = done_rows
 
@@ -128,6 +147,8 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
     def finished(entry: dict) -> None:
         nonlocal done_rows
         manifest.add(entry)
+        if adaptive is not None:
+            adaptive.finished(entry)            # the sizer learns this run's rate
         running.pop(entry["index"], None)
         done_rows += entry["stop"] - entry["start"]
         show()
@@ -143,7 +164,8 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
 
     if progress is not None:
         if hasattr(progress, "describe"):
-            progress.describe(f"{manifest.n_shards} shard{'' if manifest.n_shards == 1 else 's'}")
+            n = manifest.n_shards
+            progress.describe("shards sized as it runs" if adaptive is not None else f"{n} shard{'s' * (n != 1)}")
         progress(done_rows, total)
 
     if not todo:
@@ -159,5 +181,5 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
         finally:
             remove_temp_files(manifest.out_dir)
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, JobInterrupted):
-            raise JobInterrupted(len(manifest.done), manifest.n_shards) from exc
+            raise JobInterrupted(len(manifest.done), None if adaptive is not None else manifest.n_shards) from exc
         raise

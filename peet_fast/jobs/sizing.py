@@ -1,15 +1,18 @@
 """How a job is cut into shards and where a small one runs.
 
-Shard size, by time. A JobSpec whose shard_rows is None sizes its shards itself (auto_shard_rows), from the rate one
-worker is expected to parse at (EXPECTED_SENTENCES_PER_S sentences/s, cold parse cache) and the sentences each row
-holds (two for featurize's pairs, one per file for score): a shard is about TARGET_SHARD_S (20 s) of one worker's
-work, smaller where that leaves fewer than SHARDS_PER_WORKER (4) shards per worker, but not under MIN_SHARD_S (2.5 s)
-of work, except that an input with fewer shards than workers is cut into shards of floor(rows / workers) rows, so
-that every worker gets work. So an interruption loses at most one shard per worker, and the last shards of a run
-finish close together. The size chosen is part of the job's signature and recorded in its manifest (`shard_rows`);
-a rerun into the same directory takes the recorded size whenever the job is otherwise the same, so a job resumes
-under any --workers; an explicit --shard-rows always wins (a different explicit size is another job, refused as
-before).
+Shard size, from this run's rate. A JobSpec whose shard_rows is None has its shards cut as it runs
+(jobs.plan.AdaptivePlan), each as a worker becomes free, of the size ShardSizer.next_rows chooses then: the first
+shards are FIRST_SHARD_S (1 s) of work at the rate one worker is expected to parse at (EXPECTED_SENTENCES_PER_S
+sentences/s, cold parse cache; two sentences a row for featurize's pairs, one per file for score), so that a shard is
+kept within seconds even on a busy machine (at load 10-15 on 2 cores, 2 s shards took 28-36 s to the first part
+file of a --workers 2 command, spaCy's load and Ray's start included: benchmarks/busy_machine.py); once shards have finished, the next ones are TARGET_SHARD_S (20 s) of
+work at the rate measured over the last RECENT shards (rows per second of one worker), growing by at most GROWTH
+(2x) a step and never over MAX_SHARD_SENTENCES sentences; near the end no shard takes more than its share of the
+rows left (rows left / workers, but not under MIN_SHARD_S of work once the rate is known), so the last shards of a
+run end close together. The output does not depend on the boundaries (rows are computed one by one); the manifest
+records each shard's row range, and a rerun keeps them (jobs.plan), so a job resumes under any --workers. An
+explicit shard_rows (--shard-rows) cuts the input into shards of that many rows before the job starts, as before
+(a different explicit size is another job).
 
 Progress inside a shard. A shard is computed in pieces of about 2,048 sentences (piece_rows), and within a piece the
 parser reports every batch (256 sentences), so a running shard reports its rows done every second or two
@@ -23,25 +26,24 @@ texts per row) runs it in this process instead, with one notice; the output is i
 overrides the threshold (0: always Ray)."""
 from __future__ import annotations
 
-import dataclasses
 import math
 import os
 import sys
-from typing import Sequence
+from collections import deque
 
-from peet_fast.io import InputError, json_loads
-from peet_fast.jobs.layout import MANIFEST
-from peet_fast.jobs.sources import Shard, plan
+from peet_fast.io import InputError
 
-DEFAULT_SHARD_ROWS = 20_000      # a JobSpec's size unless given (None: auto_shard_rows); the first plan's size
-# Shards sized by time (see the module docstring): the parse rate of one worker on a quiet 2-core machine (README
-# "How it scales": 20,000 pairs in 43 s in process, ~930 sentences/s; a machine shared with other work gives half of
-# that: the issue-22 run, 30,000 pairs on 2 workers, ~375 sentences/s each), a shard of about 20 s of its work (20-45 s
-# on a loaded machine), at least 4 shards per worker where that leaves shards of 2.5 s or more.
+DEFAULT_SHARD_ROWS = 20_000      # a JobSpec's size unless given (None: cut as the job runs, ShardSizer)
+# The expected parse rate of one worker on a quiet 2-core machine (README "How it scales": 20,000 pairs in 43 s in
+# process, ~930 sentences/s; a busy machine gives a half to a quarter of that): only the first shards' size
+# depends on it, the later ones on the rate measured in the run.
 EXPECTED_SENTENCES_PER_S = 800
-TARGET_SHARD_S = 20.0
-MIN_SHARD_S = 2.5
-SHARDS_PER_WORKER = 4
+FIRST_SHARD_S = 1.0              # the first shards: seconds of work at the expected rate (see the docstring)
+TARGET_SHARD_S = 20.0            # later shards: seconds of work at the measured rate
+MIN_SHARD_S = 1.0                # the last shards (a share of the rows left): not under this, once measured
+GROWTH = 2.0                     # a shard at most this many times the largest one before it
+MAX_SHARD_SENTENCES = 40_000     # the cap, whatever the rate
+RECENT = 4                       # the rate: over the last RECENT finished shards
 PIECE_SENTENCES = 2048           # sentences computed between two exact progress reports inside a shard
 # Below this many sentences to parse a local Ray run costs more than it saves (measured: see the module docstring
 # and docs/jobs.md); PEET_FAST_RAY_MIN_SENTENCES overrides it.
@@ -83,49 +85,48 @@ def small_job_runner(spec, runner, total: int):
     return runner.in_process()
 
 
-def auto_shard_rows(total: int, workers: int, per_row: int = 2) -> int:
-    """The automatic shard size of `total` rows of `per_row` sentences each on `workers` workers: the rows of
-    TARGET_SHARD_S seconds of one worker's work at EXPECTED_SENTENCES_PER_S, fewer where that leaves fewer than
-    SHARDS_PER_WORKER shards per worker, but at least MIN_SHARD_S seconds' rows; then, where fewer shards than workers
-    would leave a worker idle, floor(total / workers) (at least 1), so that there are at least min(workers, total)
-    shards, the ones past the workers' first round holding fewer than `workers` rows in all."""
-    rate = EXPECTED_SENTENCES_PER_S / max(1, per_row)           # rows per second of one worker
-    most = max(1, int(TARGET_SHARD_S * rate))
-    least = max(1, int(MIN_SHARD_S * rate))
-    rows = min(most, max(least, math.ceil(total / (SHARDS_PER_WORKER * workers))))
-    if workers > 1 and math.ceil(total / rows) < workers:
-        return max(1, total // workers)
-    return rows
-
-
 def piece_rows(per_row: int) -> int:
     """Rows computed between two exact progress reports inside a shard: about PIECE_SENTENCES sentences."""
     return max(1, PIECE_SENTENCES // max(1, per_row))
 
 
-def recorded_shard_rows(spec, out_dir: str) -> int | None:
-    """The shard size an earlier run of the same job recorded in out_dir's manifest, or None (no manifest, a
-    damaged one, another job's)."""
-    try:
-        with open(os.path.join(out_dir, MANIFEST), encoding="utf-8") as fh:
-            old = json_loads(fh.read(64 << 20))
-    except (OSError, ValueError):
-        return None
-    rows = old.get("shard_rows") if isinstance(old, dict) else None
-    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 1:
-        return None
-    if dataclasses.replace(spec, shard_rows=rows).signature() != old.get("signature"):
-        return None
-    return rows
+class ShardSizer:
+    """The size of the next shard of a job cut as it runs (see the module docstring): next_rows(rows left), from the
+    shards handed out (handed(rows)) and the rows per second of those finished (observe(rows, seconds)). Pure: the
+    caller measures the time (jobs.plan.AdaptivePlan, with a clock a test can replace)."""
 
+    def __init__(self, per_row: int = 2, workers: int = 1):
+        self.per_row = max(1, per_row)
+        self.workers = max(1, workers)
+        self.recent: deque[tuple[int, float]] = deque(maxlen=RECENT)
+        self.largest = 0
 
-def sized(spec, shards: Sequence[Shard], total: int, out_dir: str, workers: int) -> tuple[object, Sequence[Shard]]:
-    """(spec with its shard size resolved, its shards): spec and shards (planned with spec.shard_rows, or
-    DEFAULT_SHARD_ROWS where it is None) as they are when spec.shard_rows is set (an explicit size wins), else planned
-    again with the size an earlier run of the same job recorded in out_dir, or else auto_shard_rows."""
-    if spec.shard_rows is not None:
-        return spec, shards
-    rows = recorded_shard_rows(spec, out_dir) or auto_shard_rows(total, workers, texts_per_row(spec))
-    if rows != DEFAULT_SHARD_ROWS:
-        shards, total = plan(spec.source, rows)
-    return dataclasses.replace(spec, shard_rows=rows), shards
+    def rows_of(self, seconds: float, rate: float | None = None) -> int:
+        """Rows of `seconds` of one worker's work at `rate` rows/s (default: the expected rate)."""
+        rate = EXPECTED_SENTENCES_PER_S / self.per_row if rate is None else rate
+        return max(1, int(seconds * rate))
+
+    def rate(self) -> float | None:
+        """Rows per second of one worker over the last RECENT finished shards; None before any finished."""
+        seconds = sum(s for _, s in self.recent)
+        return sum(r for r, _ in self.recent) / seconds if self.recent and seconds > 0 else None
+
+    def observe(self, rows: int, seconds: float) -> None:
+        if rows > 0 and seconds > 0:
+            self.recent.append((rows, seconds))
+
+    def handed(self, rows: int) -> None:
+        self.largest = max(self.largest, rows)
+
+    def next_rows(self, rows_left: int) -> int:
+        """Rows of the next shard, where rows_left rows are not yet handed out (at least 1, at most rows_left)."""
+        first = self.rows_of(FIRST_SHARD_S)
+        rate = self.rate()
+        if rate is None:
+            rows, least = first, 1
+        else:
+            rows = min(self.rows_of(TARGET_SHARD_S, rate), int(GROWTH * max(self.largest, first)))
+            least = self.rows_of(MIN_SHARD_S, rate)
+        rows = min(rows, max(1, MAX_SHARD_SENTENCES // self.per_row))
+        rows = min(rows, max(math.ceil(rows_left / self.workers), least))     # the last shards: a share each
+        return max(1, min(rows, rows_left))

@@ -30,6 +30,7 @@ class Shard:
     stop: int                      # one past the last row
     offsets: tuple = ()            # per file: (byte start, byte stop) for line-based files
     digest: str = ""               # sha256 of the shard's input bytes: a rerun reuses a shard whose input is unchanged
+    file: str = ""                 # its part file's name where not part-NNNNN (index): a shard cut as the job runs
 
 
 @dataclass
@@ -203,7 +204,7 @@ def _with_digests(paths: Sequence[str], shards: list[Shard]) -> list[Shard]:
                     h.update(block)
                     left -= len(block)
                 h.update(b"\0")
-            out.append(Shard(sh.index, sh.start, sh.stop, sh.offsets, h.hexdigest()))
+            out.append(Shard(sh.index, sh.start, sh.stop, sh.offsets, h.hexdigest(), sh.file))
     finally:
         for fh in handles:
             fh.close()

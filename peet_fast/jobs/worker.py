@@ -86,8 +86,9 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     with _lines_of_shard(spec.source, shard, rows), \
             RowMeter(state.annotator, shard.stop - shard.start, piece_rows(texts_per_row(spec)), report) as meter:
         table = _compute_shard(state, shard, rows, meter)
-    path = os.path.join(out_dir, shard_file(shard.index))
-    entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": shard_file(shard.index),
+    name = shard.file or shard_file(shard.index)
+    path = os.path.join(out_dir, name)
+    entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": name,
              "rows": table.num_rows, "input": shard.digest}
     try:
         with atomic_write(path, "wb") as fh:

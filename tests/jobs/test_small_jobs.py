@@ -1,6 +1,6 @@
-"""Cheap small jobs (jobs.sizing): an input with fewer shards than workers is cut so that every worker gets a shard,
-a rerun keeps the shard size its directory records (under any --workers), and a job too small for Ray to pay off runs
-in this process with one notice and the same output."""
+"""Cheap small jobs (jobs.sizing): the first shards of a small input are cut so that every worker gets one, a rerun
+keeps the shards its directory records (under any --workers), and a job too small for Ray to pay off runs in this
+process with one notice and the same output."""
 from __future__ import annotations
 
 import json
@@ -9,8 +9,6 @@ import math
 import pyarrow.parquet as pq
 import pytest
 from conftest import FIXTURES, SPACY_MODEL
-from hypothesis import given
-from hypothesis import strategies as st
 
 from peet_fast.cli import main
 from peet_fast.jobs import (
@@ -23,6 +21,7 @@ from peet_fast.jobs import (
     text_source,
 )
 from peet_fast.jobs import local
+from peet_fast.jobs.plan import AdaptivePlan
 from peet_fast.peet.model import load_model
 
 SAMPLE = FIXTURES / "sample"
@@ -42,38 +41,24 @@ def sample_spec(shard_rows=None) -> JobSpec:
                    spacy_model=SPACY_MODEL, shard_rows=shard_rows)
 
 
-@given(total=st.integers(1, 200_000), workers=st.integers(1, 64), per_row=st.integers(1, 12))
-def test_every_worker_gets_a_shard(total, workers, per_row):
-    rows = sizing.auto_shard_rows(total, workers, per_row)
-    n_shards = math.ceil(total / rows)
-    assert rows >= 1
-    assert n_shards >= min(workers, total)
-    if n_shards < sizing.SHARDS_PER_WORKER * workers and workers > 1 and rows == max(1, total // workers):
-        assert total - workers * rows < workers              # past the first round: fewer than `workers` rows
-    # (the time-based rules: tests/jobs/test_progress_and_sizing.py)
-
-
-@pytest.mark.parametrize("workers, rows, expected", [
-    (1, 666, [(0, 36)]), (2, 18, [(0, 18), (18, 36)]),
-    (5, 7, [(0, 7), (7, 14), (14, 21), (21, 28), (28, 35), (35, 36)])])
-def test_planner_cuts_a_small_input_for_the_workers(tmp_path, workers, rows, expected):
-    spec = sample_spec()
-    shards, total = sizing.plan(spec.source, sizing.DEFAULT_SHARD_ROWS)
-    sized, cut = sizing.sized(spec, shards, total, str(tmp_path), workers)
-    assert [(s.start, s.stop) for s in cut] == expected
-    assert sized.shard_rows == rows
+@pytest.mark.parametrize("workers, first_round", [
+    (1, [(0, 36)]), (2, [(0, 18), (18, 27)]), (5, [(0, 8), (8, 14), (14, 19), (19, 23), (23, 26)])])
+def test_the_first_round_gives_every_worker_a_shard(workers, first_round):
+    """Shards cut as the job runs: before any has finished, each worker asking for one gets at most its share of the
+    rows left (and at most the first shards' FIRST_SHARD_S of work)."""
+    cut = AdaptivePlan(sample_spec().source, per_row=3, workers=workers)
+    assert [(s.start, s.stop) for s in (cut.pop() for _ in range(workers))] == first_round
 
 
 def test_explicit_shard_rows_is_kept(tmp_path):
-    spec = sample_spec(shard_rows=30)
-    shards, total = sizing.plan(spec.source, 30)
-    assert sizing.sized(spec, shards, total, str(tmp_path), 4) == (spec, shards)
+    done = run_job(sample_spec(shard_rows=30), str(tmp_path / "job"), TwoWorkersHere())
+    assert sorted((e["start"], e["stop"]) for e in done.done.values()) == [(0, 30), (30, 36)]
+    assert json.loads((tmp_path / "job" / "_manifest.json").read_text())["shard_rows"] == 30
 
 
-def test_rerun_keeps_the_recorded_shard_size_under_any_workers(tmp_path, monkeypatch):
+def test_rerun_keeps_the_shards_under_any_workers(tmp_path, monkeypatch):
     cut = run_job(sample_spec(), str(tmp_path / "job"), TwoWorkersHere())
-    assert json.loads((tmp_path / "job" / "_manifest.json").read_text())["shard_rows"] == 18
-    assert sorted(cut.done) == [0, 1]
+    assert len(cut.done) >= 2 and json.loads((tmp_path / "job" / "_manifest.json").read_text())["shard_rows"] is None
     computed = []
     monkeypatch.setattr(local, "run_shard", lambda *a: computed.append(a) or pytest.fail("recomputed"))
     again = run_job(sample_spec(), str(tmp_path / "job"), LocalRunner())       # --workers 1: resumes, nothing to do
@@ -114,7 +99,7 @@ def test_small_input_with_workers_runs_in_process_with_a_notice(tmp_path, capsys
     assert two.err.splitlines() == [notice, *one.err.splitlines()]
     assert two.out == one.out
     assert (tmp_path / "two.json").read_bytes() == (tmp_path / "one.json").read_bytes()
-    for name in ("_manifest.json", "part-00000.parquet"):
+    for name in ("_manifest.json", "part-0000000000.parquet"):
         assert (tmp_path / "two" / name).read_bytes() == (tmp_path / "one" / name).read_bytes()
 
 
