@@ -58,14 +58,19 @@ def _aligned(named: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     return texts
 
 
-def _annotator(lang: str, tokenize: bool, options: dict):
-    from peet_fast.languages import load
+def _annotators(lang: str, tokenize: bool, options: dict):
+    """The annotator's memoised factory (peet_fast.languages.Annotators) for these options."""
+    from peet_fast.languages import Annotators
 
     if tokenize:
         if lang != "en":
             raise InputError("tokenize", f"is for English only (lang {lang!r} tokenises itself)")
         options = {**options, "tokenise": True}
-    return load(lang, **options)
+    return Annotators(lang, options)
+
+
+def _annotator(lang: str, tokenize: bool, options: dict):
+    return _annotators(lang, tokenize, options)()
 
 
 def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, tokenize: bool = False,
@@ -253,13 +258,7 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     loaded = None
     if any(m.name == "peet" for m in objs):
         loaded = model if isinstance(model, Model) else load_model(model)
-    box: list = []
-
-    def annotator():
-        if not box:
-            box.append(_annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size}))
-        return box[0]
-
+    annotator = _annotators("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
     data = EvalSet(None if src is None else list(src), refs_t, blocks, gold_path, annotator,
                    {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
     try:

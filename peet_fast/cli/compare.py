@@ -13,6 +13,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     add_zh_alignment_options,
     add_zh_resources,
+    annotators,
     load_annotator,
     resource_inputs,
     warn_if_untokenised,
@@ -268,14 +269,8 @@ def run_registry(args) -> int:
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
     inputs = read_eval_inputs([args.hyp], args.ref, args.src)
-    box: list = []
-
-    def annotator():
-        if not box:
-            box.append(load_annotator(args, args.lang))
-        return box[0]
-
-    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, {"lang": args.lang})
+    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotators(args, args.lang),
+                   {"lang": args.lang})
     try:
         check_metric_inputs([metric], data, "--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref")
     except ValueError as exc:

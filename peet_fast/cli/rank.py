@@ -11,7 +11,7 @@ from peet_fast.cli._common import (
     add_system_inputs,
     add_tokenize_option,
     hyp_systems,
-    load_annotator,
+    annotators,
     model_summary,
     print_model_line,
     resource_inputs,
@@ -93,7 +93,7 @@ def ranking_from_args(args):
     """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
     PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator,
     progress and messages."""
-    from peet_fast.evaluation.from_files import rank_files
+    from peet_fast.evaluation.from_files import RankHooks, RankRequest, rank_files
     from peet_fast.metrics.stats import MAX_RESAMPLES
 
     if args.bootstrap < 1:
@@ -106,14 +106,12 @@ def ranking_from_args(args):
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
         if given and not args.human:
             raise InputError(flag, "needs --human")
-    annotator = lambda: load_annotator(args)                                    # noqa: E731
-    check_texts = lambda columns: warn_if_untokenised(args, columns)            # noqa: E731
-    progress = lambda total: progress_for(args, total=total)                    # noqa: E731
-    return rank_files(args.hyp, args.ref, names=args.names, src=args.src, metrics=metrics_from_args(args),
-                      model_path=args.model,
-                      human_path=args.human, human_ignore=args.human_ignore, human_subset=args.human_subset,
-                      bootstrap=args.bootstrap, seed=args.seed, annotator=annotator, check_texts=check_texts,
-                      progress=progress, notice=lambda text: print(text, file=sys.stderr))
+    request = RankRequest(args.hyp, args.ref, args.names, args.src, metrics_from_args(args), args.model, args.human,
+                          args.human_ignore, args.human_subset, args.bootstrap, args.seed)
+    hooks = RankHooks(check_texts=lambda columns: warn_if_untokenised(args, columns),
+                      progress=lambda total: progress_for(args, total=total),
+                      notice=lambda text: print(text, file=sys.stderr))
+    return rank_files(request, annotators(args), hooks)
 
 
 def references_label(ranking) -> str:

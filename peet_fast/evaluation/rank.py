@@ -164,36 +164,39 @@ def check_metric_inputs(metrics: Sequence[Metric], data: EvalSet, src_hint: str 
             raise MetricInputsError(f"the {m.name} metric needs {gold_hint}")
 
 
-def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
-                 refs: Sequence[Sequence[str]], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 human: Mapping[str, float] | None = None,
-                 on_chunk: Callable | None = None, timings: dict | None = None,
-                 names: Sequence[str] | None = None, *, metrics: Sequence[str | Metric] = ("peet",),
-                 sources: Sequence[str] | None = None, gold: Sequence | None = None, gold_path: str | None = None,
-                 lang: str = "en", hints: Sequence[str] = ()) -> Ranking:
+@dataclass
+class RankOptions:
+    """How rank_systems ranks, besides the test set and the metrics: resamples and seed of the paired bootstrap (the
+    summary's "bootstrap" entry), human system scores ({system: score}, for the correlations), the systems' names (one
+    per file; default: after their files), timings (a dict receiving the seconds of each phase: "score" for PEET,
+    each other metric by name, "bootstrap") and hints (how the caller names the sources and the gold M2 in a
+    metric's refusal: check_metric_inputs)."""
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    human: Mapping[str, float] | None = None
+    names: Sequence[str] | None = None
+    timings: dict | None = None
+    hints: Sequence[str] = ()
+
+
+def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
+                 metrics: Sequence[str | Metric] = ("peet",), options: RankOptions | None = None) -> Ranking:
     """Score every system with every metric (names of the registry or Metric instances; the first orders the
     ranking), then bootstrap CIs, paired p-values of adjacent systems, WER and (with human scores) correlations.
-    PEET takes the `score` path: one annotation batch per chunk for all systems x references. `annotator` is the
-    annotator, or a callable returning it (loaded only when a metric needs it). sources / gold / gold_path: the
-    source sentences and the gold M2 blocks (peet_fast.formats.m2) for the metrics that use them. `timings`, when
-    given, receives the seconds spent in each phase: "score" (PEET), "wer", each other metric by name, "bootstrap"
-    (bootstrap, CIs, p-values, correlations). Systems are named `names` (one per file) or after their files. hints:
-    how the caller names the sources and the gold M2 in a metric's refusal (check_metric_inputs)."""
+    data: the test set (references, sources, gold M2; data.annotator a peet_fast.languages.Annotators, called only
+    when a metric needs the annotator; data.options: "model" the PEET model, "on_chunk" PEET's progress, "lang").
+    PEET takes the `score` path: one annotation batch per chunk for all systems x references."""
     import time
 
     from peet_fast.metrics.wer import sentence_wer
     from peet_fast.formats.systems import system_names
     from peet_fast.peet.scoring import system_score
 
+    opts = options if options is not None else RankOptions()
     objs = metric_objects(metrics)
-    if callable(annotator) and not hasattr(annotator, "annotate_pairs"):
-        factory = _memo(annotator)
-    else:
-        factory = (lambda: annotator)
-    data = EvalSet(sources, refs, gold, gold_path, factory, {"model": model, "on_chunk": on_chunk, "lang": lang})
-    check_metric_inputs(objs, data, *hints)
-    if names is None:
-        names = system_names(hyp_files)
+    refs = data.references
+    check_metric_inputs(objs, data, *opts.hints)
+    names = opts.names if opts.names is not None else system_names(hyp_files)
     stats: dict[str, list[np.ndarray]] = {}
     spent: dict[str, float] = {}
     for m in objs:
@@ -222,21 +225,11 @@ def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequ
 
         scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
     t0 = time.perf_counter()
-    out = assemble_metrics(scores, objs, stats, seconds, wer, features, resamples, seed, human)
-    out.references, out.gold_path = len(refs), gold_path
-    if timings is not None:
-        timings.update(spent, bootstrap=time.perf_counter() - t0)
+    out = assemble_metrics(scores, objs, stats, (seconds, wer, features), opts)
+    out.references, out.gold_path = len(refs), data.gold_path
+    if opts.timings is not None:
+        opts.timings.update(spent, bootstrap=time.perf_counter() - t0)
     return out
-
-
-def _memo(load: Callable) -> Callable:
-    box: list = []
-
-    def get():
-        if not box:
-            box.append(load())
-        return box[0]
-    return get
 
 
 def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
@@ -251,16 +244,18 @@ def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str
     stats = [np.concatenate([np.asarray(seconds[s], dtype=np.float64)[:, None]]
                             + [np.asarray(features[k][s], dtype=np.float64)[:, None] for k in names], axis=1)
              for s in range(len(scores))]
-    return assemble_metrics(scores, [PEET()], {"peet": stats}, seconds, wer, features, resamples, seed, human,
-                            pos=pos)
+    return assemble_metrics(scores, [PEET()], {"peet": stats}, (seconds, wer, features),
+                            RankOptions(resamples, seed, human), pos=pos)
 
 
-def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequence[np.ndarray]],
-                     seconds: np.ndarray | None, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
-                     seed: int, human: Mapping[str, float] | None, pos: Sequence[int] | None = None) -> Ranking:
+def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequence[np.ndarray]], arrays: tuple,
+                     options: RankOptions, pos: Sequence[int] | None = None) -> Ranking:
     """The Ranking from per-system PEET scores (scoring.SystemScore, input order; peet NaN without PEET), each
-    metric's per-system sentence statistics (input order) and per-sentence arrays (same order). The systems are
-    ranked by the first metric (lower or higher first as it says; ties by name) unless `pos` gives the order."""
+    metric's per-system sentence statistics (input order) and the per-sentence arrays (seconds or None, wer,
+    features; same order). The systems are ranked by the first metric (lower or higher first as it says; ties by
+    name) unless `pos` gives the order; options: resamples, seed and human scores."""
+    seconds, wer, features = arrays
+    resamples, seed, human = options.resamples, options.seed, options.human
     corpus = {m.name: [m.corpus_score(st) for st in stats[m.name]] for m in metrics}
     if pos is None:
         first = metrics[0]

@@ -45,7 +45,8 @@ class EvalSet:
     sources: the source sentences (tokenised lines) or None where there are none; references: one list of lines per
     reference set (references[r][i] is reference r of sentence i; a gold M2 gives one set per annotator); gold: the
     gold M2 blocks (peet_fast.formats.m2) when the references came from one, with gold_path naming its file;
-    annotator: a callable returning the edit annotator (loaded on first use; metrics that extract edits need it);
+    annotator: a callable returning the edit annotator, loaded on first use: a peet_fast.languages.Annotators (the
+    one memoised factory every command and the API hand down; metrics that extract edits need it);
     options: anything else a metric documents (e.g. a PEET model)."""
     sources: Sequence[str] | None
     references: Sequence[Sequence[str]]
