@@ -256,7 +256,7 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     names = list(hyps)
     hyp_t, refs_t = texts[:len(names)], texts[len(names):len(names) + len(refs)]
     loaded = None
-    if any(m.name == "peet" for m in objs):
+    if any(m.needs_model for m in objs):
         loaded = model if isinstance(model, Model) else load_model(model)
     annotator = _annotators("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
     data = EvalSet(None if src is None else list(src), refs_t, blocks, gold_path, annotator,

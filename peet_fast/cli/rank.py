@@ -125,7 +125,7 @@ def references_label(ranking) -> str:
 def print_ranking(ranking, model, references: int | str | None = None) -> None:
     """The ranking on stdout, the model line on stderr (references: as it names them; default references_label)."""
     references = references_label(ranking) if references is None else references
-    if ranking.metric_names != ["peet"]:
+    if not ranking.headline_only:
         print_metrics(ranking)
         if model is not None:
             print_model_line(model, references)
@@ -146,7 +146,9 @@ def print_ranking(ranking, model, references: int | str | None = None) -> None:
     if human:
         c = ranking.correlation
         fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")
-        for m, label in (("peet", "PEET"), ("wer", "WER")):
+        labels = ranking.labels()
+        for m in (k for k in c if k != "systems"):
+            label = labels[m][1]
             print(f"{label} vs human ({c['systems']} systems): Spearman {fmt(c[m]['spearman'])}, "
                   f"Pearson {fmt(c[m]['pearson'])}")
         missing = [shown(s.name) for s in systems if s.human is None]

@@ -55,7 +55,7 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
         objs = metric_objects(req.metrics)
     except ValueError as exc:
         raise InputError("--metric", str(exc)) from None
-    uses_peet = any(m.name == "peet" for m in objs)
+    uses_peet = any(m.needs_model for m in objs)
     model = load_model(req.model) if uses_peet or req.model else None
     system_names, paths = named_systems(req.hyps, req.names)
     human = None

@@ -37,6 +37,9 @@ MODULES: dict[str, str] = {
 
 REGISTRY: dict[str, type["Metric"]] = {}
 
+# the metric `rank` always computes beside those asked for (its figures: RankedSystem.wer, Ranking.wer)
+BASELINE = "wer"
+
 
 @dataclass
 class EvalSet:
@@ -72,6 +75,10 @@ class Metric:
     needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
     needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
+    needs_model: ClassVar[bool] = False     # scores with a PEET model (EvalSet.options["model"]): loaded first
+    headline: ClassVar[bool] = False        # a ranking's top-level figures are its own (PEET's: RankedSystem.peet,
+                                            # ci_low, ci_high, p_next, the per-word figures; Ranking.seconds, boot)
+    phase: ClassVar[str] = ""               # its name in rank's timings (default: its name)
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         """Per-sentence sufficient statistics, shape (len(hyp), ...)."""
@@ -98,6 +105,17 @@ class Metric:
         default). ``m2``: recall per gold error type; ``errant``: TP/FP/FN/P/R/F per type as errant_compare -cat 3
         prints them."""
         return None
+
+    def system_figures(self, stats: np.ndarray, data: EvalSet) -> dict:
+        """A headline metric's figures of one system besides its corpus score, keyword arguments of
+        peet_fast.peet.scoring.SystemScore (PEET: peet, words, seconds_per_word, mean_seconds_per_word); the
+        default: none."""
+        return {}
+
+    def sentence_arrays(self, stats: Sequence[np.ndarray], data: EvalSet) -> dict:
+        """A headline metric's per-sentence arrays of every system, {name: (systems, n) array}, that a ranking keeps
+        (PEET: "seconds" and each feature of the model); the default: none."""
+        return {}
 
     def _remember(self, stats: np.ndarray, detail: Any) -> None:
         """Keep what breakdown(stats) needs beside the statistics array it belongs to (while that array lives)."""
