@@ -112,6 +112,12 @@ class Annotators:
         made._error = error
         return made
 
+    def with_options(self, **options) -> "Annotators":
+        """A new factory of the same language with these options added (a refusing one stays refusing)."""
+        made = Annotators(self.lang, {**self.options, **options}, shared=self.shared)
+        made._error = self._error
+        return made
+
     def _key(self):
         if not self.shared or any(callable(v) for v in self.options.values()):
             return None

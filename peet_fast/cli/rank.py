@@ -68,25 +68,30 @@ def rank_inputs(args) -> list:
             *resource_inputs(args)]
 
 
-def metrics_from_args(args) -> list:
-    """--metric's names, gotoscorer built with its weight options (refused without --metric gotoscorer)."""
-    from peet_fast.metrics.base import get_metric
+# rank's metric options: the option (metrics.base.Metric.config's name) -> its flag
+METRIC_FLAGS = {"gotoscorer_weight_file": "--gotoscorer-weights", "gotoscorer_no_weight": "--gotoscorer-weights",
+                "gotoscorer_systems": "--gotoscorer-systems"}
 
-    options = {}
+
+def metrics_from_args(args) -> list:
+    """--metric's names, those taking one of the metric options given built with them (metrics.base.configured);
+    an option given without a metric taking it is refused."""
+    from peet_fast.metrics.base import configured, metric_class, metric_names
+
     if args.gotoscorer_weights is not None and args.gotoscorer_systems:
         raise InputError("--gotoscorer-systems", "give either --gotoscorer-weights or --gotoscorer-systems")
-    if args.gotoscorer_weights == "none":
-        options["no_weight"] = True
-    elif args.gotoscorer_weights is not None:
-        options["weight_file"] = args.gotoscorer_weights
-    if args.gotoscorer_systems:
-        options["weight_systems"] = list(args.gotoscorer_systems)
-    if not options:
-        return list(args.metric)
-    if "gotoscorer" not in args.metric:
-        flag = "--gotoscorer-systems" if args.gotoscorer_systems else "--gotoscorer-weights"
-        raise InputError(flag, "needs --metric gotoscorer")
-    return [get_metric("gotoscorer", **options) if m == "gotoscorer" else m for m in args.metric]
+    weights = args.gotoscorer_weights
+    values = {"gotoscorer_no_weight": True if weights == "none" else None,
+              "gotoscorer_weight_file": weights if weights not in (None, "none") else None,
+              "gotoscorer_systems": list(args.gotoscorer_systems) if args.gotoscorer_systems else None}
+    given = [k for k, v in values.items() if v is not None]
+    known = [m for m in args.metric if m in metric_names()]
+    for option in given:
+        if not any(option in metric_class(m).config for m in known):
+            takers = [n for n in metric_names() if option in metric_class(n).config]
+            raise InputError(METRIC_FLAGS[option], f"needs --metric {' or '.join(takers)}")
+    return [configured(m, values) if m in known and set(metric_class(m).config) & set(given) else m
+            for m in args.metric]
 
 
 def ranking_from_args(args):

@@ -214,7 +214,7 @@ def _correlated(ranking) -> list[tuple[str, str, bool]]:
 
 
 def _metric_value(ranking, s, key: str) -> float:
-    """A system's figure that ranking.correlation correlates: the headline metric's top-level figure (RankedSystem.peet),
+    """A system's figure that ranking.correlation correlates: the headline metric's top-level one (RankedSystem.peet),
     a ranked metric's score, else the baseline's (metrics.base.BASELINE: RankedSystem.wer)."""
     info = (getattr(ranking, "metrics", None) or {}).get(key)
     if info is not None and info.headline:

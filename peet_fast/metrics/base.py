@@ -64,6 +64,44 @@ class EvalSet:
         return len(self.sources or ())
 
 
+@dataclass
+class Comparison:
+    """One hypothesis against its references as `compare` and api.compare give them to a metric that scores edits
+    (Metric.scores_edits): M2 blocks (the edits given) or texts (the edits extracted by the annotator).
+
+    blocks: (hypothesis blocks, reference blocks) of M2 input, paths naming their files; else sources (the source
+    lines), hyp (the hypothesis lines; para: per line its targets) and refs (per sentence its references), with
+    annotator (a peet_fast.languages.Annotators), progress (a progress(done, total) callback the annotation reports
+    to, and a context manager around it), columns ((file, lines) for a message naming where a sentence is) and
+    src_path (the file named where blank source lines are left out). notice(text): one line for the user; verbose:
+    where errant_compare's verbose report goes (shown: the sentence texts it shows for M2 input; verbose_note: the
+    line saying that the language's own tool lays it out otherwise)."""
+    blocks: tuple | None = None
+    paths: tuple = ("<hyp>", "<ref>")
+    sources: Sequence[str] | None = None
+    hyp: Sequence | None = None
+    refs: Sequence[Sequence[str]] | None = None
+    lang: str = "en"
+    para: bool = False
+    annotator: Callable[[], Any] | None = None
+    progress: Any = None
+    columns: Sequence = ()
+    src_path: str | None = None
+    notice: Callable[[str], None] | None = None
+    verbose: Any = None
+    shown: Sequence[str] | None = None
+    verbose_note: str | None = None
+
+
+@dataclass
+class Compared:
+    """What Metric.compare returns: the metric's own result (metrics.span.CompareResult, metrics.cleme.ClemeResult,
+    or the corpus score), the report `compare` prints and its --summary figures (the files named by the caller)."""
+    result: Any
+    report: str
+    summary: dict
+
+
 class Metric:
     """A corpus metric. Subclasses set name, title, higher_is_better and implement sentence_stats and
     corpus_score; bootstrap may be overridden with a vectorised version."""
@@ -79,6 +117,12 @@ class Metric:
     headline: ClassVar[bool] = False        # a ranking's top-level figures are its own (PEET's: RankedSystem.peet,
                                             # ci_low, ci_high, p_next, the per-word figures; Ranking.seconds, boot)
     phase: ClassVar[str] = ""               # its name in rank's timings (default: its name)
+    langs: ClassVar[tuple] = ("en",)        # the languages whose annotator it takes (compare's lang)
+    # its options, one name each for the command line, the API and a summary -> the class's keyword (configured)
+    config: ClassVar[dict] = {}
+    scores_edits: ClassVar[bool] = False    # compare gives it a Comparison (M2, parallel text): Metric.compare
+    compare_options: ClassVar[frozenset] = frozenset()   # compare's options it takes (config's and input ones)
+    refusal: ClassVar[str] = ""             # why it refuses compare's other options (a clause of the message)
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         """Per-sentence sufficient statistics, shape (len(hyp), ...)."""
@@ -105,6 +149,20 @@ class Metric:
         default). ``m2``: recall per gold error type; ``errant``: TP/FP/FN/P/R/F per type as errant_compare -cat 3
         prints them."""
         return None
+
+    def compare(self, given: Comparison) -> Compared:
+        """`compare` of one hypothesis given as edits (scores_edits metrics: errant, cleme)."""
+        raise ValueError(f"the {self.name} metric scores text, not edits")
+
+    def compare_set(self, hyp: Sequence[str], data: EvalSet) -> Compared:
+        """`compare` of one hypothesis's text on an EvalSet: the corpus score, printed 'TITLE<TAB>score', and the
+        summary {"metric", "title", "higher_is_better", "score", "sentences"}."""
+        stats = self.sentence_stats(hyp, data)
+        score = self.corpus_score(stats)
+        summary = {"metric": self.name, "title": self.title, "higher_is_better": self.higher_is_better,
+                   "score": None if score != score else score, "sentences": len(stats)}
+        shown = "nan" if score != score else format(score, self.fmt)
+        return Compared(score, f"{self.title or self.name}\t{shown}\n", summary)
 
     def system_figures(self, stats: np.ndarray, data: EvalSet) -> dict:
         """A headline metric's figures of one system besides its corpus score, keyword arguments of
@@ -164,6 +222,22 @@ def register(cls: type[Metric]) -> type[Metric]:
 def metric_names() -> list[str]:
     """Every metric name get_metric accepts, in registry order."""
     return list(dict.fromkeys([*MODULES, *REGISTRY]))
+
+
+def configured(name: str, values: dict) -> Metric:
+    """The metric called name with its options taken from values, named as Metric.config names them (the names the
+    command line, the API and a summary share); a value of None, and a name the metric does not take, is left out."""
+    cls = metric_class(name)
+    return cls(**{kw: values[key] for key, kw in cls.config.items() if values.get(key) is not None})
+
+
+def metric_class(name: str) -> type[Metric]:
+    """The class registered as name (its module imported on first use); ValueError naming the known metrics."""
+    if name not in REGISTRY and name in MODULES:
+        importlib.import_module(MODULES[name])
+    if name not in REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+    return REGISTRY[name]
 
 
 def get_metric(name: str, **options) -> Metric:

@@ -152,6 +152,31 @@ class Cleme(_ChunkMetric):
     label = "CLEME F0.5"
     fmt = ".4f"
     columns = C2.COLUMNS[:4]
+    config = {"beta": "beta", "cleme_mode": "mode", "cleme_weighted": "weighted"}
+    scores_edits = True
+    compare_options = frozenset([*config, "lang", "para"])
+    refusal = "CLEME scores chunks, over every edit"
+
+    def compare(self, given) -> "Compared":
+        """CLEME (merge distance 0, CLEME's default) of one hypothesis (a metrics.base.Comparison: M2 blocks, or texts
+        annotated here; of ChERRANT parallel hypothesis lines the first target): the report of this instance's
+        variant; the summary holds it and every variant, the language and the number of sentences."""
+        from peet_fast.metrics import inputs as C
+        from peet_fast.metrics.base import Compared
+        from peet_fast.metrics.cleme import cleme, format_cleme
+
+        if given.blocks is not None:
+            sents = C.cleme_from_m2(*given.blocks, *given.paths)
+        else:
+            hyp = [h[0] for h in given.hyp] if given.para else given.hyp
+            sents = C.cleme_from_parallel(given.annotator(), given.sources, hyp, given.refs)
+        variants = cleme(sents, beta=self.beta)
+        variant = f"{self.mode}_{'weighted' if self.weighted else 'unweighted'}"
+        result = variants[variant]
+        summary = {"metric": self.name, "variant": variant, **result.summary(), "merge_distance": self.merge_distance,
+                   "variants": {name: r.summary() for name, r in variants.items()}, "lang": given.lang,
+                   "sentences": len(sents)}
+        return Compared(result, format_cleme(result, variant), summary)
 
     def __init__(self, mode: str = "dependent", weighted: bool = False, beta: float = 0.5, merge_distance: int = 0):
         super().__init__(mode, weighted, merge_distance)
@@ -209,6 +234,8 @@ class Cleme2(_ChunkMetric):
     label = "CLEME2.0"
     fmt = ".4f"
     columns = C2.COLUMNS
+    config = {"cleme_mode": "mode", "cleme_weighted": "weighted"}
+    compare_options = frozenset(config)
 
     def __init__(self, mode: str = "dependent", weighted: bool = False, factors: Sequence[float] = C2.CORPUS_FACTORS,
                  sentence_factors: Sequence[float] = C2.SENTENCE_FACTORS, merge_distance: int = 0):

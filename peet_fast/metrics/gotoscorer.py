@@ -127,6 +127,8 @@ class GoToScorer(Metric):
     higher_is_better = True
     needs_sources = True
     fmt = ".4f"
+    config = {"gotoscorer_weight_file": "weight_file", "gotoscorer_systems": "weight_systems",
+              "gotoscorer_no_weight": "no_weight"}
 
     def __init__(self, beta: float = 0.5, ref_id: int = 0, weight_file: str | None = None,
                  weight_systems: Sequence | None = None, no_weight: bool = False, a: float = 1.0, b: float = 0.0,
