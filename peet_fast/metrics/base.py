@@ -175,6 +175,17 @@ class Metric:
         (PEET: "seconds" and each feature of the model); the default: none."""
         return {}
 
+    def prepared(self, data: EvalSet, prepare: Callable[[EvalSet], Any], key: Any = None) -> Any:
+        """The one reference cache (as sacrebleu's _ref_cache): what prepare(data) returns, computed once and kept
+        for the next system scored on the same EvalSet (the references' edits, tokens, chunks), one entry per
+        prepare; with a key (e.g. a gold M2's path), once per key whatever the EvalSet."""
+        cache = self.__dict__.setdefault("_ref_cache", {})
+        slot = (getattr(prepare, "__name__", repr(prepare)), key)
+        hit = cache.get(slot)
+        if hit is None or (key is None and hit[0] is not data):
+            hit = cache[slot] = (data, prepare(data))
+        return hit[1]
+
     def _remember(self, stats: np.ndarray, detail: Any) -> None:
         """Keep what breakdown(stats) needs beside the statistics array it belongs to (while that array lives)."""
         import weakref

@@ -43,21 +43,10 @@ class Errant(Metric):
         self.single, self.multi, self.filt, self.alignments, self.cat = single, multi, list(filt), alignments, cat
         if beta != 0.5:
             self.title = self.label = f"ERRANT F{beta}"
-        self._refs: tuple = (None, None)        # (EvalSet, its reference sentences): extracted once per EvalSet
 
     def reference_sentences(self, data: EvalSet) -> list[dict]:
         """The references' edits per sentence ({annotator id: edits}, ids 0, 1, ... in reference order)."""
-        from peet_fast.metrics.inputs import sentences_from_parallel
-
-        if self._refs[0] is not data:
-            if data.sources is None:
-                raise ValueError("the errant metric needs the source sentences (EvalSet.sources)")
-            n = len(data.sources)
-            per_sentence = [[r[i] for r in data.references] for i in range(n)]
-            refs = sentences_from_parallel(data.annotator(), list(data.sources), [[] for _ in range(n)],
-                                           per_sentence)[1]
-            self._refs = (data, refs)
-        return self._refs[1]
+        return self.prepared(data, _reference_sentences)
 
     def hypothesis_sentences(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[list[dict]]:
         """Each system's edits per sentence ({0: edits}, or {} without edits), all systems in one annotation batch."""
@@ -161,18 +150,28 @@ class Errant(Metric):
         """Each resample's summed counts (one matrix product per system; integer sums are exact in float64), then
         the F of corpus_score."""
         from peet_fast.metrics.span import f_score
+        from peet_fast.metrics.stats import resample_counts
 
-        k, m = idx.shape
+        k = idx.shape[0]
         out = np.empty((k, len(stats)), dtype=np.float64)
         if not len(stats):
             return out
-        n = len(stats[0])
-        flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-        counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+        counts = resample_counts(idx, len(stats[0]))
         for s, st in enumerate(stats):
             sums = counts @ _chosen(st)
             out[:, s] = [f_score(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in sums]
         return out
+
+
+def _reference_sentences(data: EvalSet) -> list[dict]:
+    """The references' edits per sentence, extracted as `m2` writes them (Errant.reference_sentences)."""
+    from peet_fast.metrics.inputs import sentences_from_parallel
+
+    if data.sources is None:
+        raise ValueError("the errant metric needs the source sentences (EvalSet.sources)")
+    n = len(data.sources)
+    per_sentence = [[r[i] for r in data.references] for i in range(n)]
+    return sentences_from_parallel(data.annotator(), list(data.sources), [[] for _ in range(n)], per_sentence)[1]
 
 
 def _chosen(stats: np.ndarray) -> np.ndarray:
