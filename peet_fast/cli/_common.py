@@ -328,6 +328,18 @@ ANNOTATOR_FLAGS = {
 }
 
 
+@contextlib.contextmanager
+def flags_named(flags: dict):
+    """Within the block, an InputError naming a library parameter (flags: parameter -> its flag) names the flag
+    instead: the library speaks of its parameters, the command line of its flags."""
+    try:
+        yield
+    except InputError as exc:
+        if type(exc) is InputError and exc.line is None and exc.path in flags:
+            raise InputError(flags[exc.path], exc.message) from None
+        raise
+
+
 def annotator_options(args, lang: str = "en", **options) -> dict:
     """The options of a language's annotator (peet_fast.load) given on the command line, plus `options` fixed by the
     command. A flag the language's annotator does not take is refused, naming the languages that take it."""

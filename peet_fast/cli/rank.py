@@ -12,6 +12,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     hyp_systems,
     annotators,
+    flags_named,
     model_summary,
     print_model_line,
     resource_inputs,
@@ -115,8 +116,10 @@ def ranking_from_args(args):
                           args.human_ignore, args.human_subset, args.bootstrap, args.seed)
     hooks = RankHooks(check_texts=lambda columns: warn_if_untokenised(args, columns),
                       progress=lambda total: progress_for(args, total=total),
-                      notice=lambda text: print(text, file=sys.stderr))
-    return rank_files(request, annotators(args), hooks)
+                      notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
+                      hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"))
+    with flags_named({"metrics": "--metric"}):
+        return rank_files(request, annotators(args), hooks)
 
 
 def references_label(ranking) -> str:

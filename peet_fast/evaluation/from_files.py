@@ -35,15 +35,18 @@ class RankRequest:
 class RankHooks:
     """What the caller keeps for itself: check_texts(columns) sees every (file, lines) read before scoring
     (untokenised-input warnings); progress(total) is a context manager returning a callable(lines done); notice(text)
-    shows one line to the user (rows of the human scores left out)."""
+    shows one line to the user (rows of the human scores left out); hints: how the caller names the sources and the
+    gold M2 in a metric's refusal (check_metric_inputs)."""
     check_texts: Callable | None = None
     progress: Callable | None = None
     notice: Callable[[str], None] | None = None
+    hints: tuple = ("src (or a gold M2 as the reference)", "a gold M2 as the reference")
 
 
 def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks: RankHooks | None = None):
     """(Ranking, model) of a RankRequest. annotators: the annotator's memoised factory (called at once when PEET is
-    among the metrics, else when a metric needs it). Bad input: InputError."""
+    among the metrics, else when a metric needs it). Bad input: InputError naming the file or the request's field
+    (metrics)."""
     from peet_fast.evaluation.inputs import read_eval_inputs, read_human_csv
     from peet_fast.evaluation.rank import MetricInputsError, RankOptions, metric_objects, rank_systems
     from peet_fast.formats.systems import named_systems
@@ -54,7 +57,7 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
     try:
         objs = metric_objects(req.metrics)
     except ValueError as exc:
-        raise InputError("--metric", str(exc)) from None
+        raise InputError("metrics", str(exc)) from None
     uses_peet = any(m.needs_model for m in objs)
     model = load_model(req.model) if uses_peet or req.model else None
     system_names, paths = named_systems(req.hyps, req.names)
@@ -62,7 +65,7 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
     if req.human:
         human, skipped = read_human_csv(req.human, system_names, req.human_ignore, req.human_subset)
         if skipped and hooks.notice is not None:
-            hooks.notice(f"--human-subset: {len(skipped)} system{'s' if len(skipped) > 1 else ''} of {req.human} "
+            hooks.notice(f"{len(skipped)} system{'s' if len(skipped) > 1 else ''} of {req.human} "
                          f"not ranked, left out: {', '.join(skipped)}")
     data = read_eval_inputs(paths, req.refs, req.src)
     columns = [*zip(paths, data.hyps), *data.columns]
@@ -79,9 +82,8 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
         with meter as advance, lines_located(located):
             test_set = EvalSet(data.sources, data.references, data.gold, data.gold_path, annotators,
                                {"model": model, "on_chunk": lambda ch: advance(ch.stop), "lang": "en"})
-            options = RankOptions(req.bootstrap, req.seed, human, system_names,
-                                  hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"))
+            options = RankOptions(req.bootstrap, req.seed, human, system_names, hints=hooks.hints)
             ranking = rank_systems(test_set, paths, data.hyps, objs, options)
     except MetricInputsError as exc:
-        raise InputError("--metric", str(exc)) from None
+        raise InputError("metrics", str(exc)) from None
     return ranking, model
