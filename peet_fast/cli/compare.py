@@ -196,7 +196,7 @@ def check_metric_options(args) -> None:
 def read_inputs(args) -> tuple:
     """(src, hyp texts, per-sentence ref texts, None) for text input (--src, --para); (None, None, None, (hyp
     blocks, ref blocks)) for M2 input."""
-    from peet_fast.metrics import inputs as C
+    from peet_fast.evaluation import inputs as C
 
     if args.para:
         if len(args.ref) != 1:
