@@ -38,7 +38,7 @@ def errant_report(hyp: Path, ref: Path, mode: str) -> str:
 
 
 def our_report(hyp: Path, ref: Path, mode: str, lang: str = "en") -> str:
-    from peet_fast.metrics import inputs as C
+    from peet_fast.evaluation import inputs as C
     from peet_fast.languages import span_rules
     from peet_fast.metrics import span
 

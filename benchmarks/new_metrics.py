@@ -103,7 +103,8 @@ def main() -> None:
     args = ap.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="new-metrics-"))
     os.environ["PEET_FAST_CACHE"] = str(tmp / "cache")
-    from peet_fast.evaluation.rank import rank_systems
+    from peet_fast.evaluation.rank import RankOptions, rank_systems
+    from peet_fast.languages import Annotators
     from peet_fast.formats.m2 import annotator_references, parse_m2
     from peet_fast.metrics.base import EvalSet, get_metric
 
@@ -133,9 +134,9 @@ def main() -> None:
         annotator = peet_fast.load("en", spacy_model=spacy_model, cache=False)
         annotator.annotate_pairs(["a ."], ["a ."])                     # the pipeline loaded before the clock starts
         spent: dict = {}
-        ranking = rank_systems(lambda: annotator, None, [str(tmp / f"{x}.txt") for x in names], hyps, refs, 1, 0,
-                               names=names, metrics=[metric], sources=sources, gold=blocks,
-                               gold_path=str(gold_path), timings=spent)
+        data = EvalSet(sources, refs, blocks, str(gold_path), Annotators.given(annotator))
+        ranking = rank_systems(data, [str(tmp / f"{x}.txt") for x in names], hyps, [metric],
+                               RankOptions(1, 0, names=names, timings=spent))
         timings[metric.name] = spent[metric.name]
         ours[metric.name] = {s.name: st for s, st in zip(ranking.systems, ranking.metrics[metric.name].stats)}
     warm: dict = {}
@@ -143,9 +144,9 @@ def main() -> None:
     for name in ("senterrant", "gotoscorer"):       # again, parses from a warm parse cache (filled by a first run)
         for k in range(2):
             spent = {}
-            rank_systems(lambda: cached, None, [str(tmp / f"{x}.txt") for x in names], hyps, refs, 1, 0,
-                         names=names, metrics=[get_metric(name)], sources=sources, gold=blocks,
-                         gold_path=str(gold_path), timings=spent)
+            data = EvalSet(sources, refs, blocks, str(gold_path), Annotators.given(cached))
+            rank_systems(data, [str(tmp / f"{x}.txt") for x in names], hyps, [get_metric(name)],
+                         RankOptions(1, 0, names=names, timings=spent))
         warm[name] = spent[name]
     report: dict = {"sentences": n, "systems": len(names), "ours_seconds": {m.name: timings[m.name] for m in metrics},
                     "ours_seconds_warm_cache": warm}

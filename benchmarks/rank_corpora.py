@@ -37,7 +37,9 @@ from peet_fast.en.annotator import Annotator  # noqa: E402
 from peet_fast.io import read_lines  # noqa: E402
 from peet_fast.metrics.stats import correlations  # noqa: E402
 from peet_fast.peet.model import load_model  # noqa: E402
-from peet_fast.evaluation.rank import rank_systems, read_human_scores  # noqa: E402
+from peet_fast.evaluation.rank import RankOptions, rank_systems, read_human_scores  # noqa: E402
+from peet_fast.languages import Annotators  # noqa: E402
+from peet_fast.metrics.base import EvalSet  # noqa: E402
 from peet_fast.formats.systems import system_name  # noqa: E402
 
 GMEG_SYSTEMS = ["amu", "lstm", "lstm-r", "marian", "nus", "transformer", "source"]
@@ -77,8 +79,9 @@ def run(annotator, model, hyp_files, ref_files, human_csv, ignore, args) -> dict
     timings: dict = {}
     human = read_human_scores(human_csv, names, ignore) if human_csv else None
     t = time.perf_counter()
-    ranking = rank_systems(annotator, model, hyp_files, hyps, refs, args.bootstrap, args.seed, human,
-                           timings=timings)
+    data = EvalSet(None, refs, annotator=Annotators.given(annotator), options={"model": model})
+    ranking = rank_systems(data, hyp_files, hyps, options=RankOptions(args.bootstrap, args.seed, human,
+                                                                      timings=timings))
     total = time.perf_counter() - t
     return {"lines": len(refs[0]), "systems": len(hyps), "references": len(refs), "total_s": round(total, 3),
             **{f"{k}_s": round(v, 3) for k, v in timings.items()},

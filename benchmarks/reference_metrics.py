@@ -120,16 +120,18 @@ def cleme(sources, refs, names, hyps, count: int, corpora: Path) -> list[dict]:
 
 def rank_run(names, hyps, corpora: Path) -> dict:
     import peet_fast
-    from peet_fast.evaluation.rank import rank_systems
+    from peet_fast.evaluation.rank import RankOptions, rank_systems
+    from peet_fast.languages import Annotators
+    from peet_fast.metrics.base import EvalSet
     from peet_fast.formats.m2 import annotator_references, read_m2
 
     gold = corpora / "conll14" / "official-2014.combined.m2"
     blocks = read_m2(str(gold))
     timings: dict = {}
     t0 = time.perf_counter()
-    rank_systems(lambda: peet_fast.load("en"), None, names, hyps, annotator_references(blocks, str(gold)), 200, 0,
-                 names=names, metrics=["green", "cleme", "cleme2"], timings=timings,
-                 sources=[" ".join(b.source) for b in blocks], gold=blocks, gold_path=str(gold))
+    data = EvalSet([" ".join(b.source) for b in blocks], annotator_references(blocks, str(gold)), blocks, str(gold),
+                   Annotators("en"))
+    rank_systems(data, names, hyps, ["green", "cleme", "cleme2"], RankOptions(200, 0, names=names, timings=timings))
     return {"metric": "rank", "outputs": len(hyps), "total_s": time.perf_counter() - t0, **timings}
 
 

@@ -58,14 +58,19 @@ def _aligned(named: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
     return texts
 
 
-def _annotator(lang: str, tokenize: bool, options: dict):
-    from peet_fast.languages import load
+def _annotators(lang: str, tokenize: bool, options: dict):
+    """The annotator's memoised factory (peet_fast.languages.Annotators) for these options."""
+    from peet_fast.languages import Annotators
 
     if tokenize:
         if lang != "en":
             raise InputError("tokenize", f"is for English only (lang {lang!r} tokenises itself)")
         options = {**options, "tokenise": True}
-    return load(lang, **options)
+    return Annotators(lang, options)
+
+
+def _annotator(lang: str, tokenize: bool, options: dict):
+    return _annotators(lang, tokenize, options)()
 
 
 def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, tokenize: bool = False,
@@ -159,14 +164,15 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
     cleme_weighted), returns a metrics.cleme.ClemeResult. Either has .summary() (the --summary figures);
     metrics.span.format_results / metrics.cleme.format_cleme give the printed report."""
     from peet_fast.metrics import inputs as C
-    from peet_fast.languages import span_rules
-    from peet_fast.metrics import cleme as cl
-    from peet_fast.metrics import span
+    from peet_fast.metrics.base import Comparison, configured, metric_class, metric_names
 
-    if metric not in ("errant", "cleme"):
-        raise InputError("metric", f"must be 'errant' or 'cleme', not {metric!r}")
+    edit_metrics = [n for n in metric_names() if metric_class(n).scores_edits]
+    if metric not in edit_metrics:
+        raise InputError("metric", f"must be {' or '.join(map(repr, edit_metrics))}, not {metric!r}")
     if cleme_mode not in ("dependent", "independent"):
         raise InputError("cleme_mode", f"must be 'dependent' or 'independent', not {cleme_mode!r}")
+    scorer = configured(metric, {"mode": mode, "beta": beta, "single": single, "multi": multi, "filt": filt,
+                                 "alignments": alignments, "cleme_mode": cleme_mode, "cleme_weighted": cleme_weighted})
     if src is None:
         if not isinstance(hyp, str) or not isinstance(ref, str):
             raise InputError("hyp", "without src, hyp and ref are M2 texts (one string each)")
@@ -174,23 +180,14 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
 
         blocks = C.check_m2_pair(parse_m2(split_lines(hyp), "<hyp>"), parse_m2(split_lines(ref), "<ref>"),
                                  "<hyp>", "<ref>")
-        if metric == "cleme":
-            sents = C.cleme_from_m2(*blocks, "<hyp>", "<ref>")
-        else:
-            hyp_s, ref_s = (span.m2_sentences(b, alignments=alignments) for b in blocks)
+        given = Comparison(blocks, lang=lang)
     else:
         hyp_t = _lines(hyp, "hyp")
         refs_t = _targets(ref, src)
         _aligned({"src": src, "hyp": hyp_t})
-        annotator = _annotator(lang, tokenize, options)
-        if metric == "cleme":
-            sents = C.cleme_from_parallel(annotator, list(src), hyp_t, refs_t)
-        else:
-            hyp_s, ref_s = C.sentences_from_parallel(annotator, list(src), hyp_t, refs_t, alignments)
-    if metric == "cleme":
-        return cl.cleme(sents, beta=beta)[f"{cleme_mode}_{'weighted' if cleme_weighted else 'unweighted'}"]
-    return span.compare_edits(hyp_s, ref_s, beta=beta, mode=mode, **span_rules(lang), single=single, multi=multi,
-                              filt=list(filt))
+        given = Comparison(None, sources=list(src), hyp=hyp_t, refs=refs_t, lang=lang,
+                           annotator=_annotators(lang, tokenize, options))
+    return scorer.compare(given).result
 
 
 @dataclass
@@ -251,15 +248,9 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     names = list(hyps)
     hyp_t, refs_t = texts[:len(names)], texts[len(names):len(names) + len(refs)]
     loaded = None
-    if any(m.name == "peet" for m in objs):
+    if any(m.needs_model for m in objs):
         loaded = model if isinstance(model, Model) else load_model(model)
-    box: list = []
-
-    def annotator():
-        if not box:
-            box.append(_annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size}))
-        return box[0]
-
+    annotator = _annotators("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
     data = EvalSet(None if src is None else list(src), refs_t, blocks, gold_path, annotator,
                    {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
     try:

@@ -81,3 +81,63 @@ def load(lang: str = "en", **options) -> Annotator:
 def span_rules(lang: str) -> dict:
     """The span-scoring options of a language (peet_fast.metrics.span.compare_edits keywords)."""
     return dict(language(lang).SPAN_RULES)
+
+
+class Annotators:
+    """The one way an annotator travels: a memoised factory, handed down as an object. ``Annotators("en",
+    {"batch_size": 64})`` is called where the annotator is needed (``annotators()``) and loads it on the first call
+    only. With ``shared=True`` every shared factory of the same language and options in the process uses one annotator
+    (one spaCy pipeline for every dataset or API call; options holding a callable are never shared).
+
+    ``Annotators.given(annotator)`` hands down an annotator already loaded; ``Annotators.refusing(error)`` is a
+    factory whose options were refused: it raises ``error`` when the annotator is first asked for (a run that never
+    needs an annotator never sees it)."""
+    _shared: dict = {}
+
+    def __init__(self, lang: str = "en", options: dict | None = None, *, shared: bool = False):
+        self.lang, self.options, self.shared = lang, dict(options or {}), shared
+        self._loaded = None
+        self._ready = False
+        self._error: Exception | None = None
+
+    @classmethod
+    def given(cls, annotator: Annotator) -> "Annotators":
+        made = cls(getattr(annotator, "lang", "en"))
+        made._loaded, made._ready = annotator, True
+        return made
+
+    @classmethod
+    def refusing(cls, error: Exception) -> "Annotators":
+        made = cls()
+        made._error = error
+        return made
+
+    def with_options(self, **options) -> "Annotators":
+        """A new factory of the same language with these options added (a refusing one stays refusing)."""
+        made = Annotators(self.lang, {**self.options, **options}, shared=self.shared)
+        made._error = self._error
+        return made
+
+    def _key(self):
+        if not self.shared or any(callable(v) for v in self.options.values()):
+            return None
+        key = (self.lang, tuple(sorted(self.options.items())))
+        try:
+            hash(key)
+        except TypeError:
+            return None
+        return key
+
+    def __call__(self) -> Annotator:
+        if self._error is not None:
+            raise self._error
+        if not self._ready:
+            key = self._key()
+            if key is not None and key in Annotators._shared:
+                self._loaded = Annotators._shared[key]
+            else:
+                self._loaded = load(self.lang, **self.options)
+                if key is not None:
+                    Annotators._shared[key] = self._loaded
+            self._ready = True
+        return self._loaded

@@ -141,6 +141,39 @@ def test_bad_arguments_name_the_argument():
         peet_fast.compare(["a"], ["a"])
 
 
+@pytest.mark.parametrize("call, named", [
+    (lambda: peet_fast.gleu(["a b"], ["a b"], ["a b"], n=0), "n: the n-gram order"),
+    (lambda: peet_fast.gleu(["a b"], ["a b"], ["a b"], iterations=0), "iterations: the number of iterations"),
+    (lambda: peet_fast.gleu(["a b"], ["a b"], ["a b"], iterations=10**7), "iterations: at most 1,000,000"),
+    (lambda: peet_fast.m2score(["a"], "S a\n", beta=-1), "beta: the F-measure's beta"),
+    (lambda: peet_fast.evaluate({"a": ["x"]}, refs=[["x"]], metrics=["nope"]), "metrics: unknown metric 'nope'"),
+    (lambda: peet_fast.evaluate({"a": ["x"]}, refs=[["x"]], metrics=["errant"]),
+     "metrics: the errant metric needs the source sentences: give src"),
+    (lambda: peet_fast.compare("S a\n", "S a\n", metric="nope"), "metric: must be 'errant' or 'cleme'"),
+    (lambda: peet_fast.compare("S a\n", "S a\n", cleme_mode="both"), "cleme_mode: must be 'dependent'"),
+])
+def test_library_errors_name_the_parameter_not_a_flag(call, named):
+    """Below the command line, an error names the parameter (or the file), never a command-line flag: a Python
+    caller is not told about --iter or --metric (issue 34)."""
+    with pytest.raises(InputError) as caught:
+        call()
+    assert str(caught.value).startswith(named)
+    assert "--" not in str(caught.value)
+
+
+def test_the_command_line_still_names_its_flags(tmp_path, capsys):
+    """The same refusals on the command line name the flags (cli maps the parameters to them)."""
+    for name, lines in (("src", ["a b"]), ("ref", ["a b"]), ("hyp", ["a b"])):
+        write(tmp_path / f"{name}.txt", lines)
+    code = main(["gleu", "-s", str(tmp_path / "src.txt"), "-r", str(tmp_path / "ref.txt"), "-o",
+                 str(tmp_path / "hyp.txt"), "--iter", "0"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--iter: the number of iterations must be an integer of at least 1, not 0" in err
+    code = main(["rank", "--hyp", str(tmp_path / "hyp.txt"), "--ref", str(tmp_path / "ref.txt"), "--metric", "nope"])
+    err = capsys.readouterr().err
+    assert code == 2 and "--metric: unknown metric 'nope'" in err
+
+
 def test_the_api_is_exported_lazily():
     code = ("import sys, peet_fast; f = (peet_fast.score, peet_fast.m2, peet_fast.edits, peet_fast.compare); "
             "import peet_fast.metrics.inputs; assert callable(peet_fast.compare); "

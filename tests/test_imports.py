@@ -1,8 +1,11 @@
 """The package's import structure: no import cycle among peet_fast's modules (every import counts, including those
-inside functions), and importing the package loads none of the heavy optional stacks."""
+inside functions), and importing the package loads none of the heavy optional stacks; and the house rules of one
+scoring path (issue 34): no comparison with a metric's name outside peet/ and metrics/, at most 8 parameters a
+function, no --flag in an error below cli/."""
 from __future__ import annotations
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -190,3 +193,133 @@ def test_no_module_over_450_lines():
     long = {str(p.relative_to(PACKAGE.parent)): n for p in PACKAGE.rglob("*.py")
             if (n := len(p.read_text(encoding="utf-8").splitlines())) > 450}
     assert not long, f"modules over 450 lines: {long}"
+
+
+# --- one scoring path (issue 34) ------------------------------------------------------------------------------------
+
+def _sources(skip=()) -> list[tuple[str, ast.AST]]:
+    """(path relative to peet_fast/, parsed module) of every module whose path starts with none of skip."""
+    out = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        if not rel.startswith(tuple(skip)):
+            out.append((rel, ast.parse(path.read_text(encoding="utf-8"), str(path))))
+    return out
+
+
+def _strings(node: ast.AST) -> set[str]:
+    """The string constants a comparison operand spells out: a string, or a tuple/list/set of them."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return {node.value}
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return {s for e in node.elts for s in _strings(e)}
+    return set()
+
+
+def name_branches(tree: ast.AST, names: set[str]) -> list[int]:
+    """Lines comparing something with a metric's name spelled out (==, !=, in, not in)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare) and any(isinstance(o, (ast.Eq, ast.NotEq, ast.In, ast.NotIn))
+                                                 for o in node.ops):
+            if any(_strings(x) & names for x in [node.left, *node.comparators]):
+                found.append(node.lineno)
+    return found
+
+
+def test_name_branch_finder():
+    tree = ast.parse("if m.name == 'peet':\n    pass\nx = 'wer' in stats\ny = a in ('errant', 'cleme')\nz = k == 'ok'\n")
+    assert name_branches(tree, {"peet", "wer", "errant"}) == [1, 3, 4]
+
+
+# modules still branching on a metric's name, each with why (TODO issue 34: meta-evaluation's own engineers)
+NAME_BRANCH_EXEMPT = {
+    "cli/meta_eval.py": "TODO issue 34: meta-eval loads the PEET model by the metric's name (Metric.needs_model)",
+    "evaluation/excgec.py": "'cleme' is a section of excgec's own summary (CLEME beside ChERRANT), not a metric",
+}
+
+
+def test_no_branch_on_a_metric_name_outside_peet_and_metrics():
+    """rank, report, compare, evaluate and the commands ask a Metric (its attributes and methods), never its name:
+    a default or a doc may name a metric, a comparison may not (metrics.base's module docstring)."""
+    from peet_fast.metrics.base import metric_names
+
+    names = set(metric_names())
+    found = [f"{rel}:{line}" for rel, tree in _sources(("peet/", "metrics/", "meta_eval/"))
+             if rel not in NAME_BRANCH_EXEMPT for line in name_branches(tree, names)]
+    assert not found, "comparisons with a metric's name outside peet/ and metrics/: " + ", ".join(found)
+
+
+MAX_PARAMETERS = 8
+# functions over MAX_PARAMETERS today, and their count: none may grow, none may join (TODO issue 34: group the options
+# of each into a dataclass, as rank_systems' RankOptions and rank_files' RankRequest do)
+PARAMETERS_TODO = {
+    "en/annotator.py:__init__": 11, "en/features.py:_count": 9, "en/parse.py:__init__": 10,
+    "evaluation/agreement.py:agreement": 11, "jobs/tasks.py:featurize": 11, "jobs/tasks.py:score": 15,
+    "jobs/tasks.py:score_in_process": 11, "metrics/span.py:compare_edits": 11, "metrics/span.py:sentence_counts": 9,
+    "peet/scoring.py:score_systems": 9, "peet/train.py:fit_repeats": 10, "peet/train.py:build_model": 13,
+    "peet/train.py:train_model": 10,
+}
+
+
+def parameter_counts(tree: ast.AST, public: set[str] = frozenset()) -> dict[str, int]:
+    """Function name -> parameters (self/cls not counted; a public function's keyword-only options not counted)."""
+    out = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            params = [*a.posonlyargs, *a.args] + ([] if node.name in public else a.kwonlyargs)
+            if params and params[0].arg in ("self", "cls"):
+                params = params[1:]
+            out[node.name] = max(out.get(node.name, 0), len(params))
+    return out
+
+
+def test_parameter_counter():
+    tree = ast.parse("def f(a, b, *, c):\n    pass\nclass K:\n    def g(self, x):\n        pass\n")
+    assert parameter_counts(tree) == {"f": 3, "g": 1}
+    assert parameter_counts(tree, {"f"}) == {"f": 2, "g": 1}
+
+
+def test_internal_functions_take_at_most_eight_parameters():
+    """No function takes more than 8 parameters, except the public API's keyword-only options (peet_fast's own
+    names, api.py); PARAMETERS_TODO lists those still over, none of which may grow."""
+    import peet_fast
+
+    public = set(peet_fast.__all__)
+    over = []
+    for rel, tree in _sources():
+        for name, n in parameter_counts(tree, public if rel == "api.py" else set()).items():
+            allowed = PARAMETERS_TODO.get(f"{rel}:{name}", MAX_PARAMETERS)
+            if n > allowed:
+                over.append(f"{rel}:{name} ({n})")
+    assert not over, "functions over 8 parameters: " + ", ".join(over)
+
+
+FLAG = re.compile(r"(?:^|[\s(\"'`/])--[a-z]")
+# modules below cli/ whose errors still spell out a command-line flag (TODO issue 34: name the parameter or the file,
+# and map it to the flag in cli/ as cli._common.flags_named does; meta_eval/ is being split by its own engineers)
+FLAG_TEXT_TODO = {"en/parse.py", "evaluation/inputs.py", "evaluation/report.py", "formats/systems.py", "jobs/tasks.py",
+                  "peet/train.py", "zh/resources.py"}
+
+
+def flag_texts(tree: ast.AST) -> list[int]:
+    """Lines of raise statements whose message spells out a --flag."""
+    return sorted({node.lineno for node in ast.walk(tree) if isinstance(node, ast.Raise)
+                   for c in ast.walk(node) if isinstance(c, ast.Constant) and isinstance(c.value, str)
+                   and FLAG.search(c.value)})
+
+
+def test_flag_text_finder():
+    tree = ast.parse("raise InputError('--window', 'x')\nraise ValueError(f'give {a} --src')\nraise E('a-b -- c')\n")
+    assert flag_texts(tree) == [1, 2]
+
+
+def test_no_flag_text_below_the_command_line():
+    """Below cli/, an error names the parameter or the file (`window`, `gold`, a path and line); cli/ maps them to
+    its flags."""
+    found = [f"{rel}:{line}" for rel, tree in _sources(("cli/", "meta_eval/"))
+             if rel not in FLAG_TEXT_TODO for line in flag_texts(tree)]
+    assert not found, "errors naming a command-line flag below cli/: " + ", ".join(found)
+    stale = [rel for rel in FLAG_TEXT_TODO if not flag_texts(ast.parse((PACKAGE / rel).read_text(encoding="utf-8")))]
+    assert not stale, f"no longer naming flags, drop from FLAG_TEXT_TODO: {stale}"

@@ -328,11 +328,22 @@ ANNOTATOR_FLAGS = {
 }
 
 
-def load_annotator(args, lang: str = "en", **options):
-    """The annotator of a language (peet_fast.load) with the annotator options given on the command line, plus
-    `options` fixed by the command. A flag the language's annotator does not take is refused, naming the languages
-    that take it."""
-    from peet_fast.languages import LANGS, language, load
+@contextlib.contextmanager
+def flags_named(flags: dict):
+    """Within the block, an InputError naming a library parameter (flags: parameter -> its flag) names the flag
+    instead: the library speaks of its parameters, the command line of its flags."""
+    try:
+        yield
+    except InputError as exc:
+        if type(exc) is InputError and exc.line is None and exc.path in flags:
+            raise InputError(flags[exc.path], exc.message) from None
+        raise
+
+
+def annotator_options(args, lang: str = "en", **options) -> dict:
+    """The options of a language's annotator (peet_fast.load) given on the command line, plus `options` fixed by the
+    command. A flag the language's annotator does not take is refused, naming the languages that take it."""
+    from peet_fast.languages import LANGS, language
 
     if getattr(args, "batch_size", 1) < 1:
         raise InputError("--batch-size", "must be at least 1")
@@ -346,7 +357,25 @@ def load_annotator(args, lang: str = "en", **options):
             others = [code for code in LANGS if option in language(code).OPTIONS]
             raise InputError(flag, f"is for --lang {' / '.join(others)} only")
         options[option] = convert(value) if convert else value
-    return load(lang, **options)
+    return options
+
+
+def annotators(args, lang: str = "en", **options):
+    """The annotator's memoised factory (peet_fast.languages.Annotators) for this command line: it loads the
+    annotator when first called; options the command line gets wrong are refused then (annotator_options)."""
+    from peet_fast.languages import Annotators
+
+    try:
+        return Annotators(lang, annotator_options(args, lang, **options))
+    except InputError as exc:
+        return Annotators.refusing(exc)
+
+
+def load_annotator(args, lang: str = "en", **options):
+    """The annotator of a language with the options of annotator_options, loaded now."""
+    from peet_fast.languages import load
+
+    return load(lang, **annotator_options(args, lang, **options))
 
 
 def plural(n: int, word: str, words: str | None = None) -> str:

@@ -13,7 +13,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     add_zh_alignment_options,
     add_zh_resources,
-    load_annotator,
+    annotators,
     resource_inputs,
     warn_if_untokenised,
 )
@@ -116,9 +116,7 @@ def m2_source_texts(path: str, blocks) -> list[str]:
 
 
 def run(args) -> int:
-    from peet_fast.metrics import inputs as C
-    from peet_fast.languages import span_rules
-    from peet_fast.metrics import span
+    from peet_fast.metrics.base import configured
 
     check_beta(args.beta)
     if args.para and args.src is not None:
@@ -133,85 +131,72 @@ def run(args) -> int:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
     check_metric_options(args)
     check_output(args.summary, [args.src, args.hyp, *args.ref, *resource_inputs(args)])
-    if args.metric not in ("errant", "cleme"):
-        return run_registry(args)
-    src, hyp_t, refs_t, blocks = read_inputs(args)
-    if args.src is not None:
-        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t), *args.ref])
-    if args.metric == "cleme":
-        return run_cleme(args, src, hyp_t, refs_t, blocks)
-    if text:
-        columns = []
-        if args.src is not None:           # where a sentence too long to parse is: file and line
-            columns = [(args.src, src), (args.hyp, hyp_t),
-                       *((path, [r[k] for r in refs_t]) for k, path in enumerate(args.ref))]
-        progress = progress_for(args, unit=parse_unit(args.lang))
-        annotator = load_annotator(args, args.lang, progress=progress)
-        with progress, lines_located(columns):
-            found = C.parallel_sentences(annotator, src, hyp_t, refs_t, args.alignments)
-        hyp, ref, texts = found.hyp, found.ref, found.sources
-        if src and not found.lines:        # every line blank: errant_compare reads its two empty M2 files as one
-            hyp, ref, texts = [{}], [{}], [""]  # empty sentence (-v shows it; the totals are 0 either way)
-        note = C.blank_note("compare", args.src or args.hyp, src, found.lines)
-        if note:
-            print(note, file=sys.stderr)
-    else:
-        hyp, ref = (span.m2_sentences(b, alignments=args.alignments) for b in blocks)
-    verbose = sources = None
-    if args.verbose and args.lang != "en":
-        print("peet-fast compare: note: -v prints errant_compare's verbose report (ChERRANT's own -v layout differs)",
-              file=sys.stderr)
-    if args.verbose:
-        verbose, sources = sys.stdout, (texts if text else m2_source_texts(args.hyp, blocks[0]))
-    result = span.compare_edits(hyp, ref, beta=args.beta, mode=args.mode, **span_rules(args.lang), single=args.single,
-                                multi=args.multi, filt=args.filt, verbose=verbose, sources=sources)
+    metric = configured(args.metric, vars(args))
+    compared = compare_edits(args, metric) if metric.scores_edits else compare_text(args, metric)
     if args.summary:
-        summary = result.summary(args.cat or 3)
-        summary.update({"lang": args.lang, "sentences": len(hyp), "hyp": args.hyp, "ref": list(args.ref),
-                        "src": args.src})
-        write_json(args.summary, summary)
-    sys.stdout.write(span.format_results(result, args.cat))
+        write_json(args.summary, {**compared.summary, "hyp": args.hyp, "ref": list(args.ref), "src": args.src})
+    sys.stdout.write(compared.report)
     return 0
 
 
+def compare_edits(args, metric):
+    """compare of a metric scoring edits (Metric.compare: errant, cleme) on this command line's inputs: M2 files,
+    parallel text (--src) or ChERRANT parallel files (--para)."""
+    from peet_fast.metrics.base import Comparison
+
+    src, hyp_t, refs_t, blocks = read_inputs(args)
+    if args.src is not None:
+        warn_if_untokenised(args, [(args.src, src), (args.hyp, hyp_t), *args.ref])
+    given = Comparison(blocks, (args.hyp, args.ref[0]), src, hyp_t, refs_t, args.lang, args.para,
+                       notice=lambda line: print(line, file=sys.stderr))
+    if blocks is None:
+        given.annotator = annotators(args, args.lang)
+        given.src_path = args.src or args.hyp
+        given.progress = progress_for(args, unit=parse_unit(args.lang))
+        if args.src is not None:           # where a sentence too long to parse is: file and line
+            given.columns = [(args.src, src), (args.hyp, hyp_t),
+                             *((path, [r[k] for r in refs_t]) for k, path in enumerate(args.ref))]
+    if args.verbose:
+        given.verbose = sys.stdout
+        given.shown = m2_source_texts(args.hyp, blocks[0]) if blocks is not None else None
+        given.verbose_note = ("peet-fast compare: note: -v prints errant_compare's verbose report (ChERRANT's own "
+                              "-v layout differs)")
+    return metric.compare(given)
+
+
 def check_metric_options(args) -> None:
-    """Refuse an unknown metric, and the options of one metric given with another."""
-    from peet_fast.metrics.base import metric_names
+    """Refuse an unknown metric, and the options of one metric given with another (Metric.compare_options: the
+    options each takes, Metric.langs: the languages)."""
+    from peet_fast.metrics.base import metric_class, metric_names
 
-    if args.metric not in ("errant", "cleme") and args.metric not in metric_names():
-        raise InputError("--metric", f"unknown metric {args.metric!r}; known: errant, cleme, "
-                                     f"{', '.join(n for n in metric_names() if n != 'errant')}")
-    if args.metric not in ("errant", "cleme"):
-        from peet_fast.metrics.base import get_metric
-
-        langs = getattr(get_metric(args.metric), "langs", ("en",))
-        for flag, given in (("-cat", args.cat is not None), ("-single", args.single), ("-multi", args.multi),
-                            ("-filt", bool(args.filt)), (f"-{args.mode}", args.mode != "cs"),
-                            ("--alignments", args.alignments != "pool"), ("--para", args.para),
-                            ("--allow-source-mismatch", args.allow_source_mismatch), ("-v", args.verbose),
-                            ("-b", args.beta != 0.5), ("--lang", args.lang not in langs),
-                            ("--cleme-mode", args.cleme_mode is not None and args.metric != "cleme2"),
-                            ("--cleme-weighted", args.cleme_weighted and args.metric != "cleme2")):
-            if given:
-                raise InputError(flag, f"applies to --metric errant or cleme only, not {args.metric}")
-        return
-    if args.metric == "cleme":
-        for flag, given in (("-cat", args.cat is not None), ("-single", args.single), ("-multi", args.multi),
-                            ("-filt", bool(args.filt)), (f"-{args.mode}", args.mode != "cs"),
-                            ("--alignments", args.alignments != "pool"),
-                            ("--allow-source-mismatch", args.allow_source_mismatch), ("-v", args.verbose)):
-            if given:
-                raise InputError(flag, "applies to --metric errant only (CLEME scores chunks, over every edit)")
-    else:
-        for flag, given in (("--cleme-mode", args.cleme_mode is not None), ("--cleme-weighted", args.cleme_weighted)):
-            if given:
-                raise InputError(flag, "applies to --metric cleme only")
+    edit_metrics = [n for n in metric_names() if metric_class(n).scores_edits]
+    if args.metric not in metric_names():
+        listed = [*edit_metrics, *(n for n in metric_names() if n not in edit_metrics)]
+        raise InputError("--metric", f"unknown metric {args.metric!r}; known: {', '.join(listed)}")
+    cls = metric_class(args.metric)
+    for option, flag, given in (("cat", "-cat", args.cat is not None), ("single", "-single", args.single),
+                                ("multi", "-multi", args.multi), ("filt", "-filt", bool(args.filt)),
+                                ("mode", f"-{args.mode}", args.mode != "cs"),
+                                ("alignments", "--alignments", args.alignments != "pool"),
+                                ("para", "--para", args.para),
+                                ("allow_source_mismatch", "--allow-source-mismatch", args.allow_source_mismatch),
+                                ("verbose", "-v", args.verbose), ("beta", "-b", args.beta != 0.5),
+                                ("lang", "--lang", args.lang not in cls.langs),
+                                ("cleme_mode", "--cleme-mode", args.cleme_mode is not None),
+                                ("cleme_weighted", "--cleme-weighted", args.cleme_weighted)):
+        if not given or (option in cls.compare_options and option != "lang"):
+            continue
+        if not cls.scores_edits:
+            raise InputError(flag, f"applies to --metric {' or '.join(edit_metrics)} only, not {args.metric}")
+        takers = [n for n in edit_metrics if option in metric_class(n).compare_options]
+        raise InputError(flag, f"applies to --metric {' or '.join(takers)} only"
+                               + (f" ({cls.refusal})" if cls.refusal else ""))
 
 
 def read_inputs(args) -> tuple:
     """(src, hyp texts, per-sentence ref texts, None) for text input (--src, --para); (None, None, None, (hyp
     blocks, ref blocks)) for M2 input."""
-    from peet_fast.metrics import inputs as C
+    from peet_fast.evaluation import inputs as C
 
     if args.para:
         if len(args.ref) != 1:
@@ -226,56 +211,20 @@ def read_inputs(args) -> tuple:
     return src, hyp_t, [list(r) for r in zip(*refs_t)], None
 
 
-def run_cleme(args, src, hyp_t, refs_t, blocks) -> int:
-    """compare --metric cleme: CLEME (merge distance 0, CLEME's default) of the hypothesis against the references;
-    prints the chosen variant, and --summary holds it and every variant."""
-    from peet_fast.metrics import inputs as C
-    from peet_fast.metrics.cleme import cleme, format_cleme
-
-    if blocks is not None:
-        sents = C.cleme_from_m2(*blocks, args.hyp, args.ref[0])
-    else:
-        if args.para:                 # ChERRANT parallel hyp files may hold several targets: the first is scored
-            hyp_t = [h[0] for h in hyp_t]
-        sents = C.cleme_from_parallel(load_annotator(args, args.lang), src, hyp_t, refs_t)
-    variants = cleme(sents, beta=args.beta)
-    variant = f"{args.cleme_mode or 'dependent'}_{'weighted' if args.cleme_weighted else 'unweighted'}"
-    result = variants[variant]
-    if args.summary:
-        summary = {"metric": "cleme", "variant": variant, **result.summary(), "merge_distance": 0,
-                   "variants": {name: r.summary() for name, r in variants.items()},
-                   "lang": args.lang, "sentences": len(sents), "hyp": args.hyp, "ref": list(args.ref),
-                   "src": args.src}
-        write_json(args.summary, summary)
-    sys.stdout.write(format_cleme(result, variant))
-    return 0
-
-
-def run_registry(args) -> int:
-    """compare --metric NAME for a metric of the registry (peet_fast.metrics.base): its corpus score of the
-    hypothesis text against the references (text with --src, or one gold M2 as --ref), as `rank --metric NAME`
-    computes it; --summary holds {"metric", "title", "higher_is_better", "score", "sentences", "hyp", "ref",
-    "src"}."""
+def compare_text(args, metric):
+    """compare --metric NAME for a metric scoring text (Metric.compare_set): its corpus score of the hypothesis text
+    against the references (text with --src, or one gold M2 as --ref), as `rank --metric NAME` computes it;
+    --summary holds {"metric", "title", "higher_is_better", "score", "sentences", "hyp", "ref", "src"}."""
     from peet_fast.evaluation.inputs import read_eval_inputs
-    from peet_fast.metrics.base import EvalSet, get_metric
+    from peet_fast.metrics.base import EvalSet
     from peet_fast.evaluation.rank import check_metric_inputs
 
-    options = {}
-    if args.metric == "cleme2":
-        options = {"mode": args.cleme_mode or "dependent", "weighted": args.cleme_weighted}
-    metric = get_metric(args.metric, **options)
     if args.src is None and not (len(args.ref) == 1 and _is_m2(args.ref[0])):
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
     inputs = read_eval_inputs([args.hyp], args.ref, args.src)
-    box: list = []
-
-    def annotator():
-        if not box:
-            box.append(load_annotator(args, args.lang))
-        return box[0]
-
-    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, {"lang": args.lang})
+    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotators(args, args.lang),
+                   {"lang": args.lang})
     try:
         check_metric_inputs([metric], data, "--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref")
     except ValueError as exc:
@@ -283,15 +232,7 @@ def run_registry(args) -> int:
     columns = [(args.hyp, inputs.hyps[0]), *inputs.columns]
     warn_if_untokenised(args, columns)
     with lines_located(columns if inputs.gold is None else columns[:1]):
-        stats = metric.sentence_stats(inputs.hyps[0], data)
-    score = metric.corpus_score(stats)
-    if args.summary:
-        write_json(args.summary, {"metric": metric.name, "title": metric.title,
-                                  "higher_is_better": metric.higher_is_better,
-                                  "score": None if score != score else score, "sentences": len(stats),
-                                  "hyp": args.hyp, "ref": list(args.ref), "src": args.src})
-    print(f"{metric.title or metric.name}\t{'nan' if score != score else format(score, metric.fmt)}")
-    return 0
+        return metric.compare_set(inputs.hyps[0], data)
 
 
 def _is_m2(path: str) -> bool:

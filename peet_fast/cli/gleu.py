@@ -5,6 +5,7 @@ import argparse
 import os
 import sys
 
+from peet_fast.cli._common import flags_named
 from peet_fast.io import InputError, line_count_error, no_lines, read_stdin
 
 
@@ -39,7 +40,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     from peet_fast.metrics import gleu as G
 
-    G.check_options(args.n, args.iter)
+    with flags_named({"n": "-n", "iterations": "--iter"}):
+        G.check_options(args.n, args.iter)
     sources = G.tokens_of(G.read_gleu_lines(args.source))
     refs = [G.tokens_of(G.read_gleu_lines(r)) for r in args.reference]
     counts = [(args.source, len(sources))] + [(r, len(t)) for r, t in zip(args.reference, refs)]

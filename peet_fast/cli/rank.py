@@ -11,7 +11,8 @@ from peet_fast.cli._common import (
     add_system_inputs,
     add_tokenize_option,
     hyp_systems,
-    load_annotator,
+    annotators,
+    flags_named,
     model_summary,
     print_model_line,
     resource_inputs,
@@ -68,32 +69,37 @@ def rank_inputs(args) -> list:
             *resource_inputs(args)]
 
 
-def metrics_from_args(args) -> list:
-    """--metric's names, gotoscorer built with its weight options (refused without --metric gotoscorer)."""
-    from peet_fast.metrics.base import get_metric
+# rank's metric options: the option (metrics.base.Metric.config's name) -> its flag
+METRIC_FLAGS = {"gotoscorer_weight_file": "--gotoscorer-weights", "gotoscorer_no_weight": "--gotoscorer-weights",
+                "gotoscorer_systems": "--gotoscorer-systems"}
 
-    options = {}
+
+def metrics_from_args(args) -> list:
+    """--metric's names, those taking one of the metric options given built with them (metrics.base.configured);
+    an option given without a metric taking it is refused."""
+    from peet_fast.metrics.base import configured, metric_class, metric_names
+
     if args.gotoscorer_weights is not None and args.gotoscorer_systems:
         raise InputError("--gotoscorer-systems", "give either --gotoscorer-weights or --gotoscorer-systems")
-    if args.gotoscorer_weights == "none":
-        options["no_weight"] = True
-    elif args.gotoscorer_weights is not None:
-        options["weight_file"] = args.gotoscorer_weights
-    if args.gotoscorer_systems:
-        options["weight_systems"] = list(args.gotoscorer_systems)
-    if not options:
-        return list(args.metric)
-    if "gotoscorer" not in args.metric:
-        flag = "--gotoscorer-systems" if args.gotoscorer_systems else "--gotoscorer-weights"
-        raise InputError(flag, "needs --metric gotoscorer")
-    return [get_metric("gotoscorer", **options) if m == "gotoscorer" else m for m in args.metric]
+    weights = args.gotoscorer_weights
+    values = {"gotoscorer_no_weight": True if weights == "none" else None,
+              "gotoscorer_weight_file": weights if weights not in (None, "none") else None,
+              "gotoscorer_systems": list(args.gotoscorer_systems) if args.gotoscorer_systems else None}
+    given = [k for k, v in values.items() if v is not None]
+    known = [m for m in args.metric if m in metric_names()]
+    for option in given:
+        if not any(option in metric_class(m).config for m in known):
+            takers = [n for n in metric_names() if option in metric_class(n).config]
+            raise InputError(METRIC_FLAGS[option], f"needs --metric {' or '.join(takers)}")
+    return [configured(m, values) if m in known and set(metric_class(m).config) & set(given) else m
+            for m in args.metric]
 
 
 def ranking_from_args(args):
     """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
     PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator,
     progress and messages."""
-    from peet_fast.evaluation.from_files import rank_files
+    from peet_fast.evaluation.from_files import RankHooks, RankRequest, rank_files
     from peet_fast.metrics.stats import MAX_RESAMPLES
 
     if args.bootstrap < 1:
@@ -106,14 +112,14 @@ def ranking_from_args(args):
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
         if given and not args.human:
             raise InputError(flag, "needs --human")
-    annotator = lambda: load_annotator(args)                                    # noqa: E731
-    check_texts = lambda columns: warn_if_untokenised(args, columns)            # noqa: E731
-    progress = lambda total: progress_for(args, total=total)                    # noqa: E731
-    return rank_files(args.hyp, args.ref, names=args.names, src=args.src, metrics=metrics_from_args(args),
-                      model_path=args.model,
-                      human_path=args.human, human_ignore=args.human_ignore, human_subset=args.human_subset,
-                      bootstrap=args.bootstrap, seed=args.seed, annotator=annotator, check_texts=check_texts,
-                      progress=progress, notice=lambda text: print(text, file=sys.stderr))
+    request = RankRequest(args.hyp, args.ref, args.names, args.src, metrics_from_args(args), args.model, args.human,
+                          args.human_ignore, args.human_subset, args.bootstrap, args.seed)
+    hooks = RankHooks(check_texts=lambda columns: warn_if_untokenised(args, columns),
+                      progress=lambda total: progress_for(args, total=total),
+                      notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
+                      hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"))
+    with flags_named({"metrics": "--metric"}):
+        return rank_files(request, annotators(args), hooks)
 
 
 def references_label(ranking) -> str:
@@ -127,7 +133,7 @@ def references_label(ranking) -> str:
 def print_ranking(ranking, model, references: int | str | None = None) -> None:
     """The ranking on stdout, the model line on stderr (references: as it names them; default references_label)."""
     references = references_label(ranking) if references is None else references
-    if ranking.metric_names != ["peet"]:
+    if not ranking.headline_only:
         print_metrics(ranking)
         if model is not None:
             print_model_line(model, references)
@@ -148,7 +154,9 @@ def print_ranking(ranking, model, references: int | str | None = None) -> None:
     if human:
         c = ranking.correlation
         fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")
-        for m, label in (("peet", "PEET"), ("wer", "WER")):
+        labels = ranking.labels()
+        for m in (k for k in c if k != "systems"):
+            label = labels[m][1]
             print(f"{label} vs human ({c['systems']} systems): Spearman {fmt(c[m]['spearman'])}, "
                   f"Pearson {fmt(c[m]['pearson'])}")
         missing = [shown(s.name) for s in systems if s.human is None]

@@ -5,53 +5,85 @@ messages, passed in as callables."""
 from __future__ import annotations
 
 import contextlib
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 from peet_fast.io import InputError, lines_located
+from peet_fast.languages import Annotators
 
 
-def rank_files(hyp_specs: Sequence[str], ref_paths: Sequence[str], *, names: Sequence[str] | None = None,
-               src: str | None = None, metrics: Sequence[str] = ("peet",), model_path: str | None = None,
-               human_path: str | None = None, human_ignore: Sequence[str] = (), human_subset: bool = False,
-               bootstrap: int = 1000, seed: int = 0, annotator: Callable | None = None,
-               check_texts: Callable | None = None, progress: Callable | None = None,
-               notice: Callable[[str], None] | None = None):
-    """(Ranking, model) of hypothesis specs (PATH or NAME=PATH; with names, paths) against references (text files,
-    with src the sources; or one gold M2). annotator: a callable returning the annotator (called at once when PEET
-    is among the metrics, else when a metric needs it); check_texts(columns): sees every (file, lines) read before
-    scoring (untokenised-input warnings); progress(total): a context manager returning a callable(lines done);
-    notice(text): one line for the user (rows of the human scores left out). Bad input: InputError."""
+@dataclass
+class RankRequest:
+    """What a rank/report command line names, as plain values: hypothesis specs (PATH or NAME=PATH; with names,
+    paths), references (text files, with src the sources; or one gold M2), the metrics (registry names or Metric
+    instances), the PEET model file (None: the published model), the human scores CSV with the rows to ignore and
+    whether the ranked systems are a subset of its systems, and the bootstrap's resamples and seed."""
+    hyps: Sequence[str]
+    refs: Sequence[str]
+    names: Sequence[str] | None = None
+    src: str | None = None
+    metrics: Sequence = ("peet",)
+    model: str | None = None
+    human: str | None = None
+    human_ignore: Sequence[str] = ()
+    human_subset: bool = False
+    bootstrap: int = 1000
+    seed: int = 0
+
+
+@dataclass
+class RankHooks:
+    """What the caller keeps for itself: check_texts(columns) sees every (file, lines) read before scoring
+    (untokenised-input warnings); progress(total) is a context manager returning a callable(lines done); notice(text)
+    shows one line to the user (rows of the human scores left out); hints: how the caller names the sources and the
+    gold M2 in a metric's refusal (check_metric_inputs)."""
+    check_texts: Callable | None = None
+    progress: Callable | None = None
+    notice: Callable[[str], None] | None = None
+    hints: tuple = ("src (or a gold M2 as the reference)", "a gold M2 as the reference")
+
+
+def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks: RankHooks | None = None):
+    """(Ranking, model) of a RankRequest. annotators: the annotator's memoised factory (called at once when PEET is
+    among the metrics, else when a metric needs it). Bad input: InputError naming the file or the request's field
+    (metrics)."""
     from peet_fast.evaluation.inputs import read_eval_inputs, read_human_csv
-    from peet_fast.evaluation.rank import MetricInputsError, metric_objects, rank_systems
+    from peet_fast.evaluation.rank import MetricInputsError, RankOptions, metric_objects, rank_systems
     from peet_fast.formats.systems import named_systems
+    from peet_fast.metrics.base import EvalSet
     from peet_fast.peet.model import load_model
 
+    req, hooks = request, hooks if hooks is not None else RankHooks()
     try:
-        objs = metric_objects(metrics)
+        objs = metric_objects(req.metrics)
     except ValueError as exc:
-        raise InputError("--metric", str(exc)) from None
-    uses_peet = any(m.name == "peet" for m in objs)
-    model = load_model(model_path) if uses_peet or model_path else None
-    system_names, paths = named_systems(hyp_specs, names)
+        raise InputError("metrics", str(exc)) from None
+    uses_peet = any(m.needs_model for m in objs)
+    model = load_model(req.model) if uses_peet or req.model else None
+    system_names, paths = named_systems(req.hyps, req.names)
     human = None
-    if human_path:
-        human, skipped = read_human_csv(human_path, system_names, human_ignore, human_subset)
-        if skipped and notice is not None:
-            notice(f"--human-subset: {len(skipped)} system{'s' if len(skipped) > 1 else ''} of {human_path} not "
-                   f"ranked, left out: {', '.join(skipped)}")
-    data = read_eval_inputs(paths, ref_paths, src)
+    if req.human:
+        human, skipped = read_human_csv(req.human, system_names, req.human_ignore, req.human_subset)
+        if skipped and hooks.notice is not None:
+            hooks.notice(f"{len(skipped)} system{'s' if len(skipped) > 1 else ''} of {req.human} "
+                         f"not ranked, left out: {', '.join(skipped)}")
+    data = read_eval_inputs(paths, req.refs, req.src)
     columns = [*zip(paths, data.hyps), *data.columns]
-    if check_texts is not None:
-        check_texts(columns)
+    if hooks.check_texts is not None:
+        hooks.check_texts(columns)
     located = columns if data.gold is None else columns[:len(paths)]      # an M2's lines are not its sentences
-    load = annotator if annotator is not None else (lambda: None)
-    meter = progress(len(data.references[0])) if progress is not None else contextlib.nullcontext(lambda n: None)
+    if annotators is None:
+        annotators = Annotators.given(None)
+    if uses_peet:
+        annotators()
+    meter = (hooks.progress(len(data.references[0])) if hooks.progress is not None
+             else contextlib.nullcontext(lambda n: None))
     try:
         with meter as advance, lines_located(located):
-            ranking = rank_systems(load() if uses_peet else load, model, paths, data.hyps, data.references,
-                                   bootstrap, seed, human, on_chunk=lambda ch: advance(ch.stop), names=system_names,
-                                   metrics=objs, sources=data.sources, gold=data.gold, gold_path=data.gold_path,
-                                   hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"))
+            test_set = EvalSet(data.sources, data.references, data.gold, data.gold_path, annotators,
+                               {"model": model, "on_chunk": lambda ch: advance(ch.stop), "lang": "en"})
+            options = RankOptions(req.bootstrap, req.seed, human, system_names, hints=hooks.hints)
+            ranking = rank_systems(test_set, paths, data.hyps, objs, options)
     except MetricInputsError as exc:
-        raise InputError("--metric", str(exc)) from None
+        raise InputError("metrics", str(exc)) from None
     return ranking, model

@@ -58,6 +58,30 @@ def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: st
     return EvalInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
 
 
+# --- compare's edit inputs: two M2 files, or two ChERRANT parallel files ------------------------------------------
+
+def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
+    """Read and cross-check a hypothesis and a reference M2 file (metrics.inputs.check_m2_pair). Returns (hyp_blocks,
+    ref_blocks); raises InputError naming the file and line."""
+    from peet_fast.formats.m2 import read_m2
+    from peet_fast.metrics.inputs import check_m2_pair
+
+    return check_m2_pair(read_m2(hyp_path), read_m2(ref_path), hyp_path, ref_path, check_sources)
+
+
+def load_para_pair(hyp_path: str, ref_path: str):
+    """Read ChERRANT parallel files (``id \\t source \\t target ...``) for the hypothesis and the references; refuses
+    different line counts and a line whose source differs (metrics.inputs.check_para_sources).
+    Returns (sources, hyp targets per line, ref targets per line)."""
+    from peet_fast.formats.para import read_para
+    from peet_fast.metrics.inputs import check_para_sources
+
+    h_src, h_tgt = read_para(hyp_path)
+    r_src, r_tgt = read_para(ref_path)
+    check_para_sources(hyp_path, h_src, ref_path, r_src, "hyp and ref")
+    return r_src, h_tgt, r_tgt
+
+
 # --- human scores: a system,score CSV --------------------------------------------------------------------------------------------------
 
 class HumanScores(NamedTuple):

@@ -23,7 +23,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from peet_fast.evaluation.inputs import MIN_CORRELATION_SYSTEMS, HumanScores, read_human_csv, read_human_scores  # noqa: F401
-from peet_fast.metrics.base import EvalSet, Metric, get_metric
+from peet_fast.metrics.base import BASELINE, EvalSet, Metric, get_metric
 from peet_fast.metrics.stats import CI_LEVEL, bootstrap_blocks, correlations, paired_p_value, percentile_ci
 
 DEFAULT_RESAMPLES = 1000
@@ -69,11 +69,12 @@ class MetricInfo:
     stats: list = field(repr=False, default_factory=list)          # per system: (n, ...) sentence statistics
     boot: np.ndarray = field(repr=False, default=None)               # (B, S) corpus scores of the resamples
     metric: Metric | None = field(repr=False, default=None)          # the instance that computed stats
+    headline: bool = False                                           # Metric.headline: the ranking's own figures
 
     @classmethod
     def of(cls, metric: Metric) -> "MetricInfo":
         return cls(metric.name, metric.title or metric.name, metric.describe(), metric.higher_is_better, metric.fmt,
-                   metric=metric)
+                   metric=metric, headline=metric.headline)
 
     def breakdown(self, rank: int) -> dict | None:
         """Per-category figures (Metric.breakdown) of the system at this rank, or None."""
@@ -98,6 +99,18 @@ class Ranking:
     @property
     def metric_names(self) -> list[str]:
         return list(self.metrics)
+
+    @property
+    def headline_only(self) -> bool:
+        """Ranked by one metric, the headline one (PEET alone: rank's and report's own layout)."""
+        return len(self.metrics) == 1 and next(iter(self.metrics.values())).headline
+
+    def labels(self) -> dict[str, tuple[str, str]]:
+        """(title, label) of every metric in the correlations: the ranked ones and the baseline (always computed)."""
+        base = get_metric(BASELINE)
+        out = {BASELINE: (base.title or base.name, base.describe())}
+        out.update({name: (m.title, m.label) for name, m in self.metrics.items()})
+        return out
 
     def summary(self) -> dict:
         """The `--summary` JSON body (without model/references, which the caller adds)."""
@@ -164,79 +177,67 @@ def check_metric_inputs(metrics: Sequence[Metric], data: EvalSet, src_hint: str 
             raise MetricInputsError(f"the {m.name} metric needs {gold_hint}")
 
 
-def rank_systems(annotator, model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
-                 refs: Sequence[Sequence[str]], resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-                 human: Mapping[str, float] | None = None,
-                 on_chunk: Callable | None = None, timings: dict | None = None,
-                 names: Sequence[str] | None = None, *, metrics: Sequence[str | Metric] = ("peet",),
-                 sources: Sequence[str] | None = None, gold: Sequence | None = None, gold_path: str | None = None,
-                 lang: str = "en", hints: Sequence[str] = ()) -> Ranking:
+@dataclass
+class RankOptions:
+    """How rank_systems ranks, besides the test set and the metrics: resamples and seed of the paired bootstrap (the
+    summary's "bootstrap" entry), human system scores ({system: score}, for the correlations), the systems' names (one
+    per file; default: after their files), timings (a dict receiving the seconds of each phase: "score" for PEET,
+    each other metric by name, "bootstrap") and hints (how the caller names the sources and the gold M2 in a
+    metric's refusal: check_metric_inputs)."""
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    human: Mapping[str, float] | None = None
+    names: Sequence[str] | None = None
+    timings: dict | None = None
+    hints: Sequence[str] = ()
+
+
+def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
+                 metrics: Sequence[str | Metric] = ("peet",), options: RankOptions | None = None) -> Ranking:
     """Score every system with every metric (names of the registry or Metric instances; the first orders the
     ranking), then bootstrap CIs, paired p-values of adjacent systems, WER and (with human scores) correlations.
-    PEET takes the `score` path: one annotation batch per chunk for all systems x references. `annotator` is the
-    annotator, or a callable returning it (loaded only when a metric needs it). sources / gold / gold_path: the
-    source sentences and the gold M2 blocks (peet_fast.formats.m2) for the metrics that use them. `timings`, when
-    given, receives the seconds spent in each phase: "score" (PEET), "wer", each other metric by name, "bootstrap"
-    (bootstrap, CIs, p-values, correlations). Systems are named `names` (one per file) or after their files. hints:
-    how the caller names the sources and the gold M2 in a metric's refusal (check_metric_inputs)."""
+    data: the test set (references, sources, gold M2; data.annotator a peet_fast.languages.Annotators, called only
+    when a metric needs the annotator; data.options: "model" the PEET model, "on_chunk" PEET's progress, "lang").
+    PEET takes the `score` path: one annotation batch per chunk for all systems x references."""
     import time
 
-    from peet_fast.metrics.wer import sentence_wer
     from peet_fast.formats.systems import system_names
-    from peet_fast.peet.scoring import system_score
+    from peet_fast.peet.scoring import SystemScore
 
+    opts = options if options is not None else RankOptions()
     objs = metric_objects(metrics)
-    if callable(annotator) and not hasattr(annotator, "annotate_pairs"):
-        factory = _memo(annotator)
-    else:
-        factory = (lambda: annotator)
-    data = EvalSet(sources, refs, gold, gold_path, factory, {"model": model, "on_chunk": on_chunk, "lang": lang})
-    check_metric_inputs(objs, data, *hints)
-    if names is None:
-        names = system_names(hyp_files)
+    refs = data.references
+    check_metric_inputs(objs, data, *opts.hints)
+    names = opts.names if opts.names is not None else system_names(hyp_files)
     stats: dict[str, list[np.ndarray]] = {}
     spent: dict[str, float] = {}
     for m in objs:
         t0 = time.perf_counter()
         stats[m.name] = m.system_stats(hyps, data)
-        spent["score" if m.name == "peet" else m.name] = time.perf_counter() - t0
+        spent[m.phase or m.name] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    if "wer" in stats:
-        wer = np.stack([st[:, 0] / st[:, 1] for st in stats["wer"]])
+    baseline = next((m for m in objs if m.name == BASELINE), None)
+    if baseline is None:                 # always computed, timed apart from the metrics asked for
+        baseline = get_metric(BASELINE)
+        base_stats = baseline.system_stats(hyps, data)
+        spent[BASELINE] = time.perf_counter() - t0
     else:
-        wer, _ = sentence_wer(hyps, refs)
-        spent["wer"] = time.perf_counter() - t0
+        base_stats = stats[BASELINE]
+    wer = np.stack([baseline.sentence_scores(st) for st in base_stats])
     n = len(refs[0]) if refs else len(hyps[0])
-    features: dict[str, np.ndarray] = {}
-    seconds = None
-    if "peet" in stats:
-        peet = next(m for m in objs if m.name == "peet")
-        cols = peet.columns(data)
-        both = np.stack(stats["peet"])                                   # (S, n, 1 + F)
-        seconds = np.ascontiguousarray(both[:, :, 0])
-        features = {k: both[:, :, j].astype(np.int32) for j, k in enumerate(cols) if j}
-        scores = [system_score(names[s], f, [seconds[s]], [features["NumWordsS"][s]], n)
+    head = next((m for m in objs if m.headline), None)
+    arrays = head.sentence_arrays(stats[head.name], data) if head is not None else {}
+    seconds = arrays.pop("seconds", None)
+    scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
+    if head is not None:
+        scores = [SystemScore(names[s], f, sentences=n, **head.system_figures(stats[head.name][s], data))
                   for s, f in enumerate(hyp_files)]
-    else:
-        from peet_fast.peet.scoring import SystemScore
-
-        scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
     t0 = time.perf_counter()
-    out = assemble_metrics(scores, objs, stats, seconds, wer, features, resamples, seed, human)
-    out.references, out.gold_path = len(refs), gold_path
-    if timings is not None:
-        timings.update(spent, bootstrap=time.perf_counter() - t0)
+    out = assemble_metrics(scores, objs, stats, (seconds, wer, arrays), opts)
+    out.references, out.gold_path = len(refs), data.gold_path
+    if opts.timings is not None:
+        opts.timings.update(spent, bootstrap=time.perf_counter() - t0)
     return out
-
-
-def _memo(load: Callable) -> Callable:
-    box: list = []
-
-    def get():
-        if not box:
-            box.append(load())
-        return box[0]
-    return get
 
 
 def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
@@ -251,16 +252,18 @@ def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str
     stats = [np.concatenate([np.asarray(seconds[s], dtype=np.float64)[:, None]]
                             + [np.asarray(features[k][s], dtype=np.float64)[:, None] for k in names], axis=1)
              for s in range(len(scores))]
-    return assemble_metrics(scores, [PEET()], {"peet": stats}, seconds, wer, features, resamples, seed, human,
-                            pos=pos)
+    return assemble_metrics(scores, [PEET()], {PEET.name: stats}, (seconds, wer, features),
+                            RankOptions(resamples, seed, human), pos=pos)
 
 
-def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequence[np.ndarray]],
-                     seconds: np.ndarray | None, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
-                     seed: int, human: Mapping[str, float] | None, pos: Sequence[int] | None = None) -> Ranking:
+def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequence[np.ndarray]], arrays: tuple,
+                     options: RankOptions, pos: Sequence[int] | None = None) -> Ranking:
     """The Ranking from per-system PEET scores (scoring.SystemScore, input order; peet NaN without PEET), each
-    metric's per-system sentence statistics (input order) and per-sentence arrays (same order). The systems are
-    ranked by the first metric (lower or higher first as it says; ties by name) unless `pos` gives the order."""
+    metric's per-system sentence statistics (input order) and the per-sentence arrays (seconds or None, wer,
+    features; same order). The systems are ranked by the first metric (lower or higher first as it says; ties by
+    name) unless `pos` gives the order; options: resamples, seed and human scores."""
+    seconds, wer, features = arrays
+    resamples, seed, human = options.resamples, options.seed, options.human
     corpus = {m.name: [m.corpus_score(st) for st in stats[m.name]] for m in metrics}
     if pos is None:
         first = metrics[0]
@@ -282,6 +285,7 @@ def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequ
     for lo, hi, idx in bootstrap_blocks(n, resamples, seed):
         for m in metrics:
             infos[m.name].boot[lo:hi] = m.bootstrap_systems(infos[m.name].stats, idx)
+    head = next((m for m in metrics if m.headline), None)
     figures: dict[str, list[MetricScore]] = {}
     for m in metrics:
         boot = infos[m.name].boot
@@ -295,7 +299,7 @@ def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequ
     systems = []
     for r, k in enumerate(pos):
         s = scores[k]
-        pe = figures.get("peet")
+        pe = figures.get(head.name) if head is not None else None
         ci_low, ci_high, p = (pe[r].ci_low, pe[r].ci_high, pe[r].p_next) if pe else (float("nan"), float("nan"),
                                                                                    None)
         systems.append(RankedSystem(s.name, s.file, s.peet, ci_low, ci_high, math.fsum(wer[r].tolist()) / n, n, p,
@@ -305,12 +309,12 @@ def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequ
     if human is not None:
         have = [s for s in systems if s.human is not None]
         values: dict[str, list[float]] = {}
-        if "peet" in figures:
-            values["peet"] = [s.peet for s in have]
-        values["wer"] = [s.wer for s in have]
+        if head is not None:
+            values[head.name] = [s.peet for s in have]
+        values[BASELINE] = [s.wer for s in have]
         for m in metrics:
             if m.name not in values:
                 values[m.name] = [s.metrics[m.name].score for s in have]
         corr = correlations(values, [s.human for s in have])
-    boot = infos["peet"].boot if "peet" in infos else None
+    boot = infos[head.name].boot if head is not None else None
     return Ranking(systems, resamples, seed, seconds, wer, features, corr, boot, infos)

@@ -195,7 +195,8 @@ def _plot_ranking(tmp: str, ranking) -> str:
 
 
 def _peet_only(ranking) -> bool:
-    return list(getattr(ranking, "metrics", None) or ["peet"]) == ["peet"]
+    """Ranked by the headline metric alone (PEET's own layout); a ranking without metrics (assemble) is."""
+    return not getattr(ranking, "metrics", None) or ranking.headline_only
 
 
 def _correlated(ranking) -> list[tuple[str, str, bool]]:
@@ -208,14 +209,19 @@ def _correlated(ranking) -> list[tuple[str, str, bool]]:
         if info is not None and not _peet_only(ranking):
             out.append((key, info.title, info.higher_is_better))
         else:
-            out.append((key, {"peet": "PEET (s)", "wer": "WER"}.get(key, key), False))
+            out.append((key, ranking.labels().get(key, (key, key))[0], False))
     return out
 
 
-def _metric_value(s, key: str) -> float:
-    if key in ("peet", "wer"):
-        return getattr(s, key)
-    return s.metrics[key].score
+def _metric_value(ranking, s, key: str) -> float:
+    """A system's figure that ranking.correlation correlates: the headline metric's top-level one (RankedSystem.peet),
+    a ranked metric's score, else the baseline's (metrics.base.BASELINE: RankedSystem.wer)."""
+    info = (getattr(ranking, "metrics", None) or {}).get(key)
+    if info is not None and info.headline:
+        return s.peet
+    if key in s.metrics:
+        return s.metrics[key].score
+    return s.wer
 
 
 def _grid(n: int) -> tuple[int, int]:
@@ -272,7 +278,7 @@ def human_figure(ranking):
     prefix = common_prefix([s.name for s in have])
     points = []
     for ax, (key, label, higher) in zip(axes.flat, panels):
-        xy = [(_metric_value(s, key), s.human, s.name[len(prefix):]) for s in have]
+        xy = [(_metric_value(ranking, s, key), s.human, s.name[len(prefix):]) for s in have]
         xy = [p for p in xy if np.isfinite(p[0]) and np.isfinite(p[1])]
         points.append((ax, xy))
         ax.scatter([p[0] for p in xy], [p[1] for p in xy], s=36, color="tab:blue", zorder=3)

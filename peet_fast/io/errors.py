@@ -47,6 +47,7 @@ class InputError(ValueError):
     def __init__(self, path: str, message: str, line: int | None = None):
         self.path = shown(path)
         self.line = line
+        self.message = message
         where = f"{self.path}:{line}" if line is not None else self.path
         super().__init__(f"{where}: {message}")
 

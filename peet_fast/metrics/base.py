@@ -37,6 +37,9 @@ MODULES: dict[str, str] = {
 
 REGISTRY: dict[str, type["Metric"]] = {}
 
+# the metric `rank` always computes beside those asked for (its figures: RankedSystem.wer, Ranking.wer)
+BASELINE = "wer"
+
 
 @dataclass
 class EvalSet:
@@ -45,7 +48,8 @@ class EvalSet:
     sources: the source sentences (tokenised lines) or None where there are none; references: one list of lines per
     reference set (references[r][i] is reference r of sentence i; a gold M2 gives one set per annotator); gold: the
     gold M2 blocks (peet_fast.formats.m2) when the references came from one, with gold_path naming its file;
-    annotator: a callable returning the edit annotator (loaded on first use; metrics that extract edits need it);
+    annotator: a callable returning the edit annotator, loaded on first use: a peet_fast.languages.Annotators (the
+    one memoised factory every command and the API hand down; metrics that extract edits need it);
     options: anything else a metric documents (e.g. a PEET model)."""
     sources: Sequence[str] | None
     references: Sequence[Sequence[str]]
@@ -60,6 +64,44 @@ class EvalSet:
         return len(self.sources or ())
 
 
+@dataclass
+class Comparison:
+    """One hypothesis against its references as `compare` and api.compare give them to a metric that scores edits
+    (Metric.scores_edits): M2 blocks (the edits given) or texts (the edits extracted by the annotator).
+
+    blocks: (hypothesis blocks, reference blocks) of M2 input, paths naming their files; else sources (the source
+    lines), hyp (the hypothesis lines; para: per line its targets) and refs (per sentence its references), with
+    annotator (a peet_fast.languages.Annotators), progress (a progress(done, total) callback the annotation reports
+    to, and a context manager around it), columns ((file, lines) for a message naming where a sentence is) and
+    src_path (the file named where blank source lines are left out). notice(text): one line for the user; verbose:
+    where errant_compare's verbose report goes (shown: the sentence texts it shows for M2 input; verbose_note: the
+    line saying that the language's own tool lays it out otherwise)."""
+    blocks: tuple | None = None
+    paths: tuple = ("<hyp>", "<ref>")
+    sources: Sequence[str] | None = None
+    hyp: Sequence | None = None
+    refs: Sequence[Sequence[str]] | None = None
+    lang: str = "en"
+    para: bool = False
+    annotator: Callable[[], Any] | None = None
+    progress: Any = None
+    columns: Sequence = ()
+    src_path: str | None = None
+    notice: Callable[[str], None] | None = None
+    verbose: Any = None
+    shown: Sequence[str] | None = None
+    verbose_note: str | None = None
+
+
+@dataclass
+class Compared:
+    """What Metric.compare returns: the metric's own result (metrics.span.CompareResult, metrics.cleme.ClemeResult,
+    or the corpus score), the report `compare` prints and its --summary figures (the files named by the caller)."""
+    result: Any
+    report: str
+    summary: dict
+
+
 class Metric:
     """A corpus metric. Subclasses set name, title, higher_is_better and implement sentence_stats and
     corpus_score; bootstrap may be overridden with a vectorised version."""
@@ -71,6 +113,16 @@ class Metric:
     needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
     needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
+    needs_model: ClassVar[bool] = False     # scores with a PEET model (EvalSet.options["model"]): loaded first
+    headline: ClassVar[bool] = False        # a ranking's top-level figures are its own (PEET's: RankedSystem.peet,
+                                            # ci_low, ci_high, p_next, the per-word figures; Ranking.seconds, boot)
+    phase: ClassVar[str] = ""               # its name in rank's timings (default: its name)
+    langs: ClassVar[tuple] = ("en",)        # the languages whose annotator it takes (compare's lang)
+    # its options, one name each for the command line, the API and a summary -> the class's keyword (configured)
+    config: ClassVar[dict] = {}
+    scores_edits: ClassVar[bool] = False    # compare gives it a Comparison (M2, parallel text): Metric.compare
+    compare_options: ClassVar[frozenset] = frozenset()   # compare's options it takes (config's and input ones)
+    refusal: ClassVar[str] = ""             # why it refuses compare's other options (a clause of the message)
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         """Per-sentence sufficient statistics, shape (len(hyp), ...)."""
@@ -97,6 +149,42 @@ class Metric:
         default). ``m2``: recall per gold error type; ``errant``: TP/FP/FN/P/R/F per type as errant_compare -cat 3
         prints them."""
         return None
+
+    def compare(self, given: Comparison) -> Compared:
+        """`compare` of one hypothesis given as edits (scores_edits metrics: errant, cleme)."""
+        raise ValueError(f"the {self.name} metric scores text, not edits")
+
+    def compare_set(self, hyp: Sequence[str], data: EvalSet) -> Compared:
+        """`compare` of one hypothesis's text on an EvalSet: the corpus score, printed 'TITLE<TAB>score', and the
+        summary {"metric", "title", "higher_is_better", "score", "sentences"}."""
+        stats = self.sentence_stats(hyp, data)
+        score = self.corpus_score(stats)
+        summary = {"metric": self.name, "title": self.title, "higher_is_better": self.higher_is_better,
+                   "score": None if score != score else score, "sentences": len(stats)}
+        shown = "nan" if score != score else format(score, self.fmt)
+        return Compared(score, f"{self.title or self.name}\t{shown}\n", summary)
+
+    def system_figures(self, stats: np.ndarray, data: EvalSet) -> dict:
+        """A headline metric's figures of one system besides its corpus score, keyword arguments of
+        peet_fast.peet.scoring.SystemScore (PEET: peet, words, seconds_per_word, mean_seconds_per_word); the
+        default: none."""
+        return {}
+
+    def sentence_arrays(self, stats: Sequence[np.ndarray], data: EvalSet) -> dict:
+        """A headline metric's per-sentence arrays of every system, {name: (systems, n) array}, that a ranking keeps
+        (PEET: "seconds" and each feature of the model); the default: none."""
+        return {}
+
+    def prepared(self, data: EvalSet, prepare: Callable[[EvalSet], Any], key: Any = None) -> Any:
+        """The one reference cache (as sacrebleu's _ref_cache): what prepare(data) returns, computed once and kept
+        for the next system scored on the same EvalSet (the references' edits, tokens, chunks), one entry per
+        prepare; with a key (e.g. a gold M2's path), once per key whatever the EvalSet."""
+        cache = self.__dict__.setdefault("_ref_cache", {})
+        slot = (getattr(prepare, "__name__", repr(prepare)), key)
+        hit = cache.get(slot)
+        if hit is None or (key is None and hit[0] is not data):
+            hit = cache[slot] = (data, prepare(data))
+        return hit[1]
 
     def _remember(self, stats: np.ndarray, detail: Any) -> None:
         """Keep what breakdown(stats) needs beside the statistics array it belongs to (while that array lives)."""
@@ -145,6 +233,22 @@ def register(cls: type[Metric]) -> type[Metric]:
 def metric_names() -> list[str]:
     """Every metric name get_metric accepts, in registry order."""
     return list(dict.fromkeys([*MODULES, *REGISTRY]))
+
+
+def configured(name: str, values: dict) -> Metric:
+    """The metric called name with its options taken from values, named as Metric.config names them (the names the
+    command line, the API and a summary share); a value of None, and a name the metric does not take, is left out."""
+    cls = metric_class(name)
+    return cls(**{kw: values[key] for key, kw in cls.config.items() if values.get(key) is not None})
+
+
+def metric_class(name: str) -> type[Metric]:
+    """The class registered as name (its module imported on first use); ValueError naming the known metrics."""
+    if name not in REGISTRY and name in MODULES:
+        importlib.import_module(MODULES[name])
+    if name not in REGISTRY:
+        raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
+    return REGISTRY[name]
 
 
 def get_metric(name: str, **options) -> Metric:

@@ -60,25 +60,23 @@ class _ChunkMetric(Metric):
         if mode not in ("dependent", "independent"):
             raise InputError("mode", f"must be 'dependent' or 'independent', not {mode!r}")
         self.mode, self.weighted, self.merge_distance = mode, bool(weighted), int(merge_distance)
-        self._refs: tuple = (None, None)
 
     def references(self, data: EvalSet) -> list:
         """Per sentence (source tokens, [reference Target, ...]), kept for the next system on the same EvalSet."""
-        if self._refs[0] is not data:
-            if data.sources is None:
-                raise InputError(self.name, f"{self.name} needs the source sentences")
-            if data.gold is not None:
-                path = data.gold_path or "<gold>"
-                refs = [cleme_targets(b, path) for b in data.gold]
-            else:
-                if not data.references:
-                    raise InputError(self.name, f"{self.name} needs at least one reference")
-                n = len(data.sources)
-                flat = _annotated_targets(data.annotator(), [s for _ in data.references for s in data.sources],
-                                          [t for r in data.references for t in r])
-                refs = [(flat[i][0], [flat[r * n + i][1] for r in range(len(data.references))]) for i in range(n)]
-            self._refs = (data, refs)
-        return self._refs[1]
+        return self.prepared(data, self._reference_targets)
+
+    def _reference_targets(self, data: EvalSet) -> list:
+        if data.sources is None:
+            raise InputError(self.name, f"{self.name} needs the source sentences")
+        if data.gold is not None:
+            path = data.gold_path or "<gold>"
+            return [cleme_targets(b, path) for b in data.gold]
+        if not data.references:
+            raise InputError(self.name, f"{self.name} needs at least one reference")
+        n = len(data.sources)
+        flat = _annotated_targets(data.annotator(), [s for _ in data.references for s in data.sources],
+                                  [t for r in data.references for t in r])
+        return [(flat[i][0], [flat[r * n + i][1] for r in range(len(data.references))]) for i in range(n)]
 
     def sentences(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[list[CSentence]]:
         """Each system's CLEME sentences (all systems' hypotheses in one annotation batch)."""
@@ -133,10 +131,9 @@ class _ChunkMetric(Metric):
 
     def _sums(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         st = np.asarray(stats, dtype=np.float64)[:, :len(self.columns)]
-        kk, n = len(idx), len(st)
-        flat = (np.arange(kk, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-        weights = np.bincount(flat, minlength=kk * n).reshape(kk, n).astype(np.float64)
-        return weights @ st
+        from peet_fast.metrics.stats import resample_counts
+
+        return resample_counts(idx, len(st)) @ st
 
     def _candidates(self, row: np.ndarray) -> list:
         k = len(self.columns)
@@ -152,6 +149,31 @@ class Cleme(_ChunkMetric):
     label = "CLEME F0.5"
     fmt = ".4f"
     columns = C2.COLUMNS[:4]
+    config = {"beta": "beta", "cleme_mode": "mode", "cleme_weighted": "weighted"}
+    scores_edits = True
+    compare_options = frozenset([*config, "lang", "para"])
+    refusal = "CLEME scores chunks, over every edit"
+
+    def compare(self, given) -> "Compared":
+        """CLEME (merge distance 0, CLEME's default) of one hypothesis (a metrics.base.Comparison: M2 blocks, or texts
+        annotated here; of ChERRANT parallel hypothesis lines the first target): the report of this instance's
+        variant; the summary holds it and every variant, the language and the number of sentences."""
+        from peet_fast.metrics import inputs as C
+        from peet_fast.metrics.base import Compared
+        from peet_fast.metrics.cleme import cleme, format_cleme
+
+        if given.blocks is not None:
+            sents = C.cleme_from_m2(*given.blocks, *given.paths)
+        else:
+            hyp = [h[0] for h in given.hyp] if given.para else given.hyp
+            sents = C.cleme_from_parallel(given.annotator(), given.sources, hyp, given.refs)
+        variants = cleme(sents, beta=self.beta)
+        variant = f"{self.mode}_{'weighted' if self.weighted else 'unweighted'}"
+        result = variants[variant]
+        summary = {"metric": self.name, "variant": variant, **result.summary(), "merge_distance": self.merge_distance,
+                   "variants": {name: r.summary() for name, r in variants.items()}, "lang": given.lang,
+                   "sentences": len(sents)}
+        return Compared(result, format_cleme(result, variant), summary)
 
     def __init__(self, mode: str = "dependent", weighted: bool = False, beta: float = 0.5, merge_distance: int = 0):
         super().__init__(mode, weighted, merge_distance)
@@ -209,6 +231,8 @@ class Cleme2(_ChunkMetric):
     label = "CLEME2.0"
     fmt = ".4f"
     columns = C2.COLUMNS
+    config = {"cleme_mode": "mode", "cleme_weighted": "weighted"}
+    compare_options = frozenset(config)
 
     def __init__(self, mode: str = "dependent", weighted: bool = False, factors: Sequence[float] = C2.CORPUS_FACTORS,
                  sentence_factors: Sequence[float] = C2.SENTENCE_FACTORS, merge_distance: int = 0):

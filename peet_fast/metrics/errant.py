@@ -30,27 +30,23 @@ class Errant(Metric):
     higher_is_better = True
     needs_sources = True
     fmt = ".4f"
+    langs = ("en", "zh")
+    config = {"beta": "beta", "mode": "mode", "single": "single", "multi": "multi", "filt": "filt",
+              "alignments": "alignments", "cat": "cat"}
+    scores_edits = True
+    compare_options = frozenset([*config, "lang", "para", "allow_source_mismatch", "verbose"])
 
-    def __init__(self, beta: float = 0.5, mode: str = "cs"):
+    def __init__(self, beta: float = 0.5, mode: str = "cs", single: bool = False, multi: bool = False,
+                 filt: Sequence[str] = (), alignments: str = "pool", cat: int | None = None):
         self.beta = beta
         self.mode = mode
+        self.single, self.multi, self.filt, self.alignments, self.cat = single, multi, list(filt), alignments, cat
         if beta != 0.5:
             self.title = self.label = f"ERRANT F{beta}"
-        self._refs: tuple = (None, None)        # (EvalSet, its reference sentences): extracted once per EvalSet
 
     def reference_sentences(self, data: EvalSet) -> list[dict]:
         """The references' edits per sentence ({annotator id: edits}, ids 0, 1, ... in reference order)."""
-        from peet_fast.metrics.inputs import sentences_from_parallel
-
-        if self._refs[0] is not data:
-            if data.sources is None:
-                raise ValueError("the errant metric needs the source sentences (EvalSet.sources)")
-            n = len(data.sources)
-            per_sentence = [[r[i] for r in data.references] for i in range(n)]
-            refs = sentences_from_parallel(data.annotator(), list(data.sources), [[] for _ in range(n)],
-                                           per_sentence)[1]
-            self._refs = (data, refs)
-        return self._refs[1]
+        return self.prepared(data, _reference_sentences)
 
     def hypothesis_sentences(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[list[dict]]:
         """Each system's edits per sentence ({0: edits}, or {} without edits), all systems in one annotation batch."""
@@ -85,6 +81,45 @@ class Errant(Metric):
         result = self._recalled(stats)
         return None if result is None else result.summary(level)["per_type"]
 
+    def compare(self, given) -> "Compared":
+        """errant_compare / ChERRANT's compare of one hypothesis (a metrics.base.Comparison): the hypothesis's and the
+        references' edits from M2 blocks, or extracted from the texts as `m2` writes them; per sentence the pair
+        maximising the running corpus F. The report is the tools' (-cat self.cat); the summary holds the figures,
+        per_type at the cat level (full types by default), the language and the number of sentences."""
+        import contextlib
+
+        from peet_fast.io import lines_located
+        from peet_fast.languages import span_rules
+        from peet_fast.metrics import inputs as C
+        from peet_fast.metrics import span
+        from peet_fast.metrics.base import Compared
+
+        if given.blocks is not None:
+            hyp, ref = (span.m2_sentences(b, alignments=self.alignments) for b in given.blocks)
+            texts = given.shown
+        else:
+            annotator = given.annotator
+            if given.progress is not None:
+                annotator = annotator.with_options(progress=given.progress)
+            loaded = annotator()
+            meter = given.progress if given.progress is not None else contextlib.nullcontext()
+            with meter, lines_located(given.columns):
+                found = C.parallel_sentences(loaded, given.sources, given.hyp, given.refs, self.alignments)
+            hyp, ref, texts = found.hyp, found.ref, found.sources
+            if given.sources and not found.lines:   # every line blank: errant_compare reads its two empty M2 files
+                hyp, ref, texts = [{}], [{}], [""]  # as one empty sentence (-v shows it; the totals are 0 either way)
+            note = C.blank_note("compare", given.src_path, given.sources, found.lines)
+            if note and given.notice is not None:
+                given.notice(note)
+        if given.verbose is not None and given.lang != "en" and given.notice is not None and given.verbose_note:
+            given.notice(given.verbose_note)
+        result = span.compare_edits(hyp, ref, beta=self.beta, mode=self.mode, **span_rules(given.lang),
+                                    single=self.single, multi=self.multi, filt=self.filt, verbose=given.verbose,
+                                    sources=texts if given.verbose is not None else None)
+        summary = result.summary(self.cat or 3)
+        summary.update({"lang": given.lang, "sentences": len(hyp)})
+        return Compared(result, span.format_results(result, self.cat), summary)
+
     def corpus_score(self, stats: np.ndarray) -> float:
         from peet_fast.metrics.span import f_score
 
@@ -115,18 +150,28 @@ class Errant(Metric):
         """Each resample's summed counts (one matrix product per system; integer sums are exact in float64), then
         the F of corpus_score."""
         from peet_fast.metrics.span import f_score
+        from peet_fast.metrics.stats import resample_counts
 
-        k, m = idx.shape
+        k = idx.shape[0]
         out = np.empty((k, len(stats)), dtype=np.float64)
         if not len(stats):
             return out
-        n = len(stats[0])
-        flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-        counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+        counts = resample_counts(idx, len(stats[0]))
         for s, st in enumerate(stats):
             sums = counts @ _chosen(st)
             out[:, s] = [f_score(int(tp), int(fp), int(fn), self.beta)[2] for tp, fp, fn in sums]
         return out
+
+
+def _reference_sentences(data: EvalSet) -> list[dict]:
+    """The references' edits per sentence, extracted as `m2` writes them (Errant.reference_sentences)."""
+    from peet_fast.metrics.inputs import sentences_from_parallel
+
+    if data.sources is None:
+        raise ValueError("the errant metric needs the source sentences (EvalSet.sources)")
+    n = len(data.sources)
+    per_sentence = [[r[i] for r in data.references] for i in range(n)]
+    return sentences_from_parallel(data.annotator(), list(data.sources), [[] for _ in range(n)], per_sentence)[1]
 
 
 def _chosen(stats: np.ndarray) -> np.ndarray:

@@ -127,6 +127,8 @@ class GoToScorer(Metric):
     higher_is_better = True
     needs_sources = True
     fmt = ".4f"
+    config = {"gotoscorer_weight_file": "weight_file", "gotoscorer_systems": "weight_systems",
+              "gotoscorer_no_weight": "no_weight"}
 
     def __init__(self, beta: float = 0.5, ref_id: int = 0, weight_file: str | None = None,
                  weight_systems: Sequence | None = None, no_weight: bool = False, a: float = 1.0, b: float = 0.0,
@@ -142,7 +144,7 @@ class GoToScorer(Metric):
         if beta != 0.5:
             self.title = self.label = f"GoToScorer F{beta:g}"
         self._errant = Errant()
-        self._prepared: tuple = (None, None)
+        self._latest = None                           # the last EvalSet's (texts, token arrays, chunks)
         self.weights: np.ndarray | None = None        # per reference chunk, of the last system_stats
         self.correct_counts: tuple | None = None      # (N, per-chunk systems correct) behind self.weights
 
@@ -150,10 +152,12 @@ class GoToScorer(Metric):
 
     def _prepare(self, data: EvalSet):
         """(texts, token arrays, reference chunks) of an EvalSet, computed once."""
+        self._latest = self.prepared(data, self._chunks)
+        return self._latest
+
+    def _chunks(self, data: EvalSet):
         from peet_fast._ext.gotoscorer import make_chunks
 
-        if self._prepared[0] is data:
-            return self._prepared[1]
         if data.sources is None:
             raise ValueError("the gotoscorer metric needs the source sentences (EvalSet.sources)")
         blank = next((k for k, s in enumerate(data.sources) if not s.strip()), None)
@@ -168,9 +172,7 @@ class GoToScorer(Metric):
         tok_ids = np.fromiter((texts(t) for sent in tokens for t in sent), dtype=np.int32, count=int(tok_off[-1]))
         toks = (n_tok, tok_off, tok_ids)
         gold = make_chunks(*toks, *self._edit_arrays(self._reference_edits(data), texts), 0)
-        prepared = (texts, toks, Chunks(*gold))
-        self._prepared = (data, prepared)
-        return prepared
+        return texts, toks, Chunks(*gold)
 
     def _reference_edits(self, data: EvalSet) -> list[list[tuple]]:
         """Per sentence the reference annotator's edits (start, end, type, cor) in file order."""
@@ -273,9 +275,9 @@ class GoToScorer(Metric):
 
     def weight_file_text(self) -> str:
         """The weight file (GTS -gen_w_file) of the weights the last system_stats used."""
-        if self.correct_counts is None or self._prepared[1] is None:
+        if self.correct_counts is None or self._latest is None:
             raise ValueError("no weights computed yet (or no_weight)")
-        return weight_file_text(self.correct_counts[0], self.correct_counts[1], self._prepared[1][2].off)
+        return weight_file_text(self.correct_counts[0], self.correct_counts[1], self._latest[2].off)
 
     # --- scores ----------------------------------------------------------------------------------------------------
 
@@ -306,9 +308,9 @@ class GoToScorer(Metric):
         out = np.empty((k, len(stats)), dtype=np.float64)
         if not len(stats):
             return out
-        n = len(stats[0])
-        flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-        counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+        from peet_fast.metrics.stats import resample_counts
+
+        counts = resample_counts(idx, len(stats[0]))
         b2 = self.beta ** 2
         for s, st in enumerate(stats):
             tp, fp, fn = (counts @ np.asarray(st, dtype=np.float64).reshape(-1, 5)[:, :3]).T

@@ -106,20 +106,20 @@ class Green(Metric):
             raise InputError("unit", f"must be 'word' or 'char', not {unit!r}")
         self.n, self.beta, self.unit = n, float(beta), unit
         self.title = f"GREEN F{self.beta:g}" + (" (char)" if unit == "char" else "")
-        self._prepared: tuple = (None, None)
 
     def _fixed(self, data: EvalSet):
         """The tokenised sources and references of data (kept for the next system on the same EvalSet)."""
-        if self._prepared[0] is not data:
-            if data.sources is None:
-                raise InputError("green", "GREEN needs the source sentences")
-            if not data.references:
-                raise InputError("green", "GREEN needs at least one reference")
-            vocab: dict = {}
-            src = _tokens(data.sources, self.unit, vocab)
-            refs = [_tokens(r, self.unit, vocab) for r in data.references]
-            self._prepared = (data, (vocab, src, refs))
-        return self._prepared[1]
+        return self.prepared(data, self._tokenised)
+
+    def _tokenised(self, data: EvalSet):
+        if data.sources is None:
+            raise InputError("green", "GREEN needs the source sentences")
+        if not data.references:
+            raise InputError("green", "GREEN needs at least one reference")
+        vocab: dict = {}
+        src = _tokens(data.sources, self.unit, vocab)
+        refs = [_tokens(r, self.unit, vocab) for r in data.references]
+        return vocab, src, refs
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         vocab, src, refs = self._fixed(data)
@@ -141,7 +141,7 @@ class Green(Metric):
     def bootstrap(self, stats: np.ndarray, idx: np.ndarray) -> np.ndarray:
         """Each resample's summed counts (one matrix product; integer sums are exact in float64), then the score."""
         st = np.asarray(stats, dtype=np.float64).reshape(len(stats), -1)
-        k, n = len(idx), len(st)
-        flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-        weights = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
-        return scores((weights @ st).reshape(k, self.n, 3), self.beta)
+        from peet_fast.metrics.stats import resample_counts
+
+        k = len(idx)
+        return scores((resample_counts(idx, len(st)) @ st).reshape(k, self.n, 3), self.beta)

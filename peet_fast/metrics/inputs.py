@@ -1,9 +1,10 @@
 """The input side of ``peet-fast compare``: hypothesis and reference edits from M2 files or from parallel text, as
 the sentences peet_fast.metrics.span scores.
 
-Inputs: M2 files read strictly by peet_fast.formats.m2.read_m2 (load_m2_pair also refuses blocks whose S lines
-differ; metrics.span.m2_sentences turns the blocks into sentences), parallel text or ChERRANT ``id, source,
-targets...`` files annotated by a language's annotator (parallel_sentences: what ``peet-fast m2`` writes, as compare
+Inputs (read by peet_fast.evaluation.inputs: load_m2_pair, load_para_pair; nothing here reads a file): M2 blocks
+read strictly by peet_fast.formats.m2.read_m2 (check_m2_pair refuses blocks whose S lines differ;
+metrics.span.m2_sentences turns the blocks into sentences), parallel text or ChERRANT ``id, source, targets...``
+lines annotated by a language's annotator (parallel_sentences: what ``peet-fast m2`` writes, as compare
 reads it back, and without the source lines the language's pipeline skips: the one-step paths equal the two-step
 pipeline).
 
@@ -16,14 +17,6 @@ alignment of a target as a candidate of its own instead of pooling them."""
 from __future__ import annotations
 
 from typing import NamedTuple, Sequence
-
-
-def load_m2_pair(hyp_path: str, ref_path: str, check_sources: bool = True):
-    """Read and cross-check a hypothesis and a reference M2 file (check_m2_pair). Returns (hyp_blocks, ref_blocks);
-    raises InputError naming the file and line."""
-    from peet_fast.formats.m2 import read_m2
-
-    return check_m2_pair(read_m2(hyp_path), read_m2(ref_path), hyp_path, ref_path, check_sources)
 
 
 def check_m2_pair(hyp, ref, hyp_path: str, ref_path: str, check_sources: bool = True):
@@ -127,18 +120,6 @@ def _target_major(sides) -> list[tuple[int, int, int]]:
         for j in range(max((len(t) for t in per_sentence), default=0)):
             order.extend((side, k, j) for k, targets in enumerate(per_sentence) if j < len(targets))
     return order
-
-
-def load_para_pair(hyp_path: str, ref_path: str):
-    """Read ChERRANT parallel files (``id \\t source \\t target ...``) for the hypothesis and the references; refuses
-    different line counts and a line whose source differs (check_para_sources).
-    Returns (sources, hyp targets per line, ref targets per line)."""
-    from peet_fast.formats.para import read_para
-
-    h_src, h_tgt = read_para(hyp_path)
-    r_src, r_tgt = read_para(ref_path)
-    check_para_sources(hyp_path, h_src, ref_path, r_src, "hyp and ref")
-    return r_src, h_tgt, r_tgt
 
 
 def check_para_sources(path: str, sources, other_path: str, other_sources, what: str) -> None:

@@ -35,14 +35,20 @@ def bootstrap_indices(n: int, resamples: int, seed: int) -> np.ndarray:
     return rng.integers(0, n, size=(resamples, n))
 
 
+def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
+    """How often each of n sentences is drawn in each resample (rows of idx, (k, m) sentence indices): a (k, n)
+    float64 array of whole numbers, so that ``resample_counts(idx, n) @ stats`` sums every resample's per-sentence
+    statistics in one matrix product (integer sums are exact in float64). The one resampling step every metric's
+    bootstrap takes."""
+    k = idx.shape[0]
+    flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
+    return np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
+
+
 def resample_means(values: np.ndarray, idx: np.ndarray) -> np.ndarray:
     """Means of each system (rows of values, (S, n)) over each resample (rows of idx, (k, n)): a (k, S) array.
     The same resample rows are applied to every system (paired)."""
-    k, m = idx.shape
-    n = values.shape[1]
-    flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-    counts = np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
-    return counts @ values.T / m
+    return resample_counts(idx, values.shape[1]) @ values.T / idx.shape[1]
 
 
 def bootstrap_blocks(n: int, resamples: int, seed: int):
@@ -75,6 +81,17 @@ def percentile_ci(boot: np.ndarray, level: float = CI_LEVEL) -> tuple[np.ndarray
     a = (1.0 - level) / 2.0
     low, high = np.quantile(boot, [a, 1.0 - a], axis=0)
     return low, high
+
+
+def finite_ci(values: np.ndarray, level: float = CI_LEVEL) -> list | None:
+    """The percentile interval of the finite values of one vector, [low, high] (percentile_ci of one column), or
+    None when no value is finite."""
+    values = np.asarray(values, dtype=np.float64)
+    values = values[np.isfinite(values)]
+    if not len(values):
+        return None
+    low, high = percentile_ci(values[:, None], level)
+    return [float(low[0]), float(high[0])]
 
 
 def paired_p_value(boot_better: np.ndarray, boot_worse: np.ndarray) -> float:

@@ -29,6 +29,9 @@ class PEET(Metric):
     higher_is_better = False
     fmt = ".3f"
     needs_annotator = True
+    needs_model = True
+    headline = True
+    phase = "score"
 
     def __init__(self, model=None):
         self.model = model
@@ -68,6 +71,24 @@ class PEET(Metric):
             return [np.zeros((0, 1 + len(names))) for _ in hyps]
         whole = np.concatenate(parts, axis=1)
         return [np.ascontiguousarray(whole[s]) for s in range(len(hyps))]
+
+    def system_figures(self, stats: np.ndarray, data: EvalSet) -> dict:
+        """PEET, the MO words and the per-word figures of one system (peet_fast.peet.scoring.system_score)."""
+        from peet_fast.peet.scoring import system_score
+
+        st = np.asarray(stats, dtype=np.float64)
+        words = st[:, self.columns(data).index("NumWordsS")].astype(np.int32)
+        got = system_score("", "", [np.ascontiguousarray(st[:, 0])], [words], len(st))
+        return {"peet": got.peet, "words": got.words, "seconds_per_word": got.seconds_per_word,
+                "mean_seconds_per_word": got.mean_seconds_per_word}
+
+    def sentence_arrays(self, stats: Sequence[np.ndarray], data: EvalSet) -> dict:
+        """"seconds": (S, n) predicted seconds; then each feature of the model, (S, n) int32 (the values of the
+        reference giving the minimum)."""
+        both = np.stack([np.asarray(s, dtype=np.float64) for s in stats])          # (S, n, 1 + F)
+        out = {"seconds": np.ascontiguousarray(both[:, :, 0])}
+        out.update({k: both[:, :, j].astype(np.int32) for j, k in enumerate(self.columns(data)) if j})
+        return out
 
     def corpus_score(self, stats: np.ndarray) -> float:
         stats = np.asarray(stats, dtype=np.float64)

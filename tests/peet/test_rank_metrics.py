@@ -20,6 +20,7 @@ from peet_fast.evaluation import rank as rk
 from peet_fast.cli import main
 from peet_fast.formats.m2 import annotator_references, looks_like_m2, parse_m2
 from peet_fast.io import InputError
+from peet_fast.languages import Annotators
 from peet_fast.metrics import base
 from peet_fast.metrics import stats as ms
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
@@ -141,7 +142,8 @@ def test_peet_bootstrap_through_the_interface_equals_the_legacy_bootstrap(annota
     stats.bootstrap_means (the bootstrap rank always used), bit for bit, whatever the block size."""
     hyps = [lines(p) for p in SYSTEMS]
     refs = [lines(r) for r in REFS]
-    ranking = rk.rank_systems(annotator, None, [str(p) for p in SYSTEMS], hyps, refs, 700, 5)
+    data = EvalSet(None, refs, annotator=Annotators.given(annotator))
+    ranking = rk.rank_systems(data, [str(p) for p in SYSTEMS], hyps, options=rk.RankOptions(700, 5))
     assert np.array_equal(ranking.boot, ms.bootstrap_means(ranking.seconds, 700, 5))
     low, high = ms.percentile_ci(ms.bootstrap_means(ranking.seconds, 700, 5))
     assert [s.ci_low for s in ranking.systems] == low.tolist()
@@ -154,7 +156,7 @@ def test_peet_bootstrap_through_the_interface_equals_the_legacy_bootstrap(annota
         assert np.allclose(one, ranking.boot[:, s], rtol=1e-14, atol=0)
         assert np.allclose(one, ranking.seconds[s][idx].mean(axis=1), rtol=1e-13, atol=0)
     monkeypatch.setattr(ms, "_BLOCK_CELLS", 50)                 # several blocks of resamples
-    again = rk.rank_systems(annotator, None, [str(p) for p in SYSTEMS], hyps, refs, 700, 5, metrics=["peet", "wer"])
+    again = rk.rank_systems(data, [str(p) for p in SYSTEMS], hyps, ["peet", "wer"], rk.RankOptions(700, 5))
     assert np.array_equal(again.boot, ms.bootstrap_means(again.seconds, 700, 5))
 
 

@@ -57,7 +57,6 @@ class GleuMetric(Metric):
         check_options(n, iterations)
         self.n = n
         self.iterations = iterations
-        self._cache: tuple | None = None
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         if data.sources is None:
@@ -89,11 +88,11 @@ class GleuMetric(Metric):
 
     def _prepared(self, data: EvalSet) -> tuple[References, np.ndarray]:
         """The prepared references and draws of data, kept for the next system scored on the same EvalSet."""
-        if self._cache is None or self._cache[0] is not data:
-            refs = References(tokens_of(data.sources), [tokens_of(r) for r in data.references])
-            picks = draws(refs.n, refs.n_refs, iterations_for(refs.n_refs, self.iterations))
-            self._cache = (data, refs, picks)
-        return self._cache[1], self._cache[2]
+        return self.prepared(data, self._draws)
+
+    def _draws(self, data: EvalSet) -> tuple[References, np.ndarray]:
+        refs = References(tokens_of(data.sources), [tokens_of(r) for r in data.references])
+        return refs, draws(refs.n, refs.n_refs, iterations_for(refs.n_refs, self.iterations))
 
     def corpus_score(self, stats: np.ndarray) -> float:
         sums = self.iteration_stats(stats).sum(axis=0, dtype=np.int64)

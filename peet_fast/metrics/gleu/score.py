@@ -105,11 +105,11 @@ MAX_ITERATIONS = 1_000_000
 
 def check_options(n: int, iterations: int) -> None:
     if not isinstance(n, int) or isinstance(n, bool) or n < 1:
-        raise InputError("-n", f"the n-gram order must be an integer of at least 1, not {n!r}")
+        raise InputError("n", f"the n-gram order must be an integer of at least 1, not {n!r}")
     if not isinstance(iterations, int) or isinstance(iterations, bool) or iterations < 1:
-        raise InputError("--iter", f"the number of iterations must be an integer of at least 1, not {iterations!r}")
+        raise InputError("iterations", f"the number of iterations must be an integer of at least 1, not {iterations!r}")
     if iterations > MAX_ITERATIONS:
-        raise InputError("--iter", f"at most {MAX_ITERATIONS:,} iterations (the official's default is 500), not "
+        raise InputError("iterations", f"at most {MAX_ITERATIONS:,} iterations (the official's default is 500), not "
                                    f"{iterations:,}")
 
 

@@ -182,20 +182,13 @@ class M2Metric(Metric):
         self.max_unchanged_words = int(max_unchanged_words)
         self.ignore_whitespace_casing = bool(ignore_whitespace_casing)
         self.title = f"M2 F{self.beta:g}"
-        self._gold_cache: dict = {}
 
     def _gold(self, data: EvalSet) -> Gold:
         text = data.options.get("gold_text")            # the M2 text itself (peet_fast.evaluate(gold=TEXT))
         if text is not None:
-            key = ("text", text)
-            if key not in self._gold_cache:
-                self._gold_cache[key] = parse_gold(text, "<gold>")
-            return self._gold_cache[key]
+            return self.prepared(data, lambda _: parse_gold(text, "<gold>"), ("text", text))
         if data.gold_path:
-            key = os.path.abspath(data.gold_path)
-            if key not in self._gold_cache:
-                self._gold_cache[key] = read_gold(data.gold_path)
-            return self._gold_cache[key]
+            return self.prepared(data, lambda d: read_gold(d.gold_path), os.path.abspath(data.gold_path))
         if data.gold is None:
             raise InputError("m2", "needs a gold M2 (give the gold M2 file as the reference)")
         return gold_from_blocks(data.gold)
