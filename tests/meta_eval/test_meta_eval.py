@@ -21,10 +21,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from peet_fast.meta_eval import data as D
-from peet_fast.meta_eval import sentence as SL
-from peet_fast.meta_eval import significance as SG
-from peet_fast.meta_eval import system as SY
+from peet_fast.meta_eval.metric import data as D
+from peet_fast.meta_eval.metric import sentence as SL
+from peet_fast.meta_eval.metric import significance as SG
+from peet_fast.meta_eval.metric import system as SY
 
 HERE = Path(__file__).parent
 FIXTURES = HERE.parent / "fixtures" / "meta_eval"
@@ -49,7 +49,7 @@ def shared(shared_corpora):
 
 
 def load(shared, name, system_set=None):
-    from peet_fast.meta_eval.evaluator import MetaEval
+    from peet_fast.meta_eval.metric.evaluator import MetaEval
 
     root = shared / "judgments" / ("seeda" if name == "seeda" else "gjg15")
     return MetaEval(D.load(name, str(root), str(shared / "conll14" / "official-2014.combined.m2"), system_set))
@@ -373,7 +373,7 @@ def test_bad_judgments_one_line_exit_2(shared, tmp_path, xml, message):
 
 
 def test_scatter_labels_do_not_overlap():
-    from peet_fast.meta_eval import plots
+    from peet_fast.meta_eval.metric import plots
 
     names = [f"system-{k}" for k in range(14)]
     rng = np.random.default_rng(3)

@@ -17,7 +17,7 @@ outputs (12 CoNLL-14 submissions and INPUT) are ``data/original/official_submiss
 the sources the gold M2's S lines, the references its two annotators'. Human scores: the paper's Table 3 (Expected
 Wins ``ew`` and TrueSkill ``ts``, three decimals) as gec-metrics ships them; judgments ``data/judgments.xml``
 (0-based ``src-id``), named ``sent``. The systems are in gec-metrics' order (Table 3b's), which matters at the
-sentence level: a metric tie counts as a loss of the earlier system of a pair (meta_eval.sentence).
+sentence level: a metric tie counts as a loss of the earlier system of a pair (meta_eval.metric.sentence).
 
 Appraise ranking XML: ``<ranking-item src-id=N user=U>`` holding ``<translation system="A B" rank="R"/>``; the
 systems of one element had identical outputs and share its rank (1 best)."""
