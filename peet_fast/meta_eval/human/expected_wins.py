@@ -54,15 +54,15 @@ def resampled_counts(pairs: Pairs, samples: int, rng: np.random.Generator, unit:
     "items" draws the judged ranking items (those with a pairwise judgment) with replacement, each bringing all of
     its judgments."""
     n_pairs = len(pairs.systems) * (len(pairs.systems) - 1) // 2
-    category = pairs.pair_id * 3 + pairs.outcome
     out = np.empty((samples, 3 * n_pairs), dtype=np.int64)
     if len(pairs) == 0 or samples == 0:
         out[:] = 0
         return out.reshape(samples, n_pairs, 3)
     if unit == "pairs":
-        totals = np.bincount(category, minlength=3 * n_pairs)
+        totals = pairs.counts().ravel()
         out[:] = rng.multinomial(len(pairs), totals / totals.sum(), size=samples)
     elif unit == "items":
+        category = pairs.pair_id * 3 + pairs.outcome
         items, item_of_row = np.unique(pairs.item, return_inverse=True)
         key, mult = np.unique(item_of_row * (3 * n_pairs) + category, return_counts=True)
         key_item, key_cat = np.divmod(key, 3 * n_pairs)
