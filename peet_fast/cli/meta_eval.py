@@ -102,7 +102,21 @@ def _p(x) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
+# the library's parameter names (peet_fast.meta_eval: InputError("system_set", ...)) -> this command's flags
+FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--system-set", "bootstrap": "--bootstrap",
+         "seed": "--seed"}
+
+
 def run(args) -> int:
+    try:
+        return _run(args)
+    except InputError as exc:
+        if exc.line is None and exc.path in FLAGS:
+            raise InputError(FLAGS[exc.path], str(exc)[len(exc.path) + 2:]) from None
+        raise
+
+
+def _run(args) -> int:
     name, root = args.data
     check_output(args.summary, [root, args.gold, args.model])
     if args.plot:

@@ -158,7 +158,14 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
 
 def load(name: str, root: str, gold_path: str, system_set: str | None = None) -> Dataset:
     """The dataset `name` ("seeda" or "gjg15") from its clone at root, references from the gold M2 at gold_path.
-    system_set: SEEDA's (default "base"); GJG15 has only "all"."""
+    system_set: SEEDA's (default "base"); GJG15 has only "all". A parameter of the wrong type is an InputError
+    naming it (data, root, gold, system_set)."""
+    for param, value in (("data", name), ("root", root), ("gold", gold_path)):
+        if not isinstance(value, (str, os.PathLike)):
+            raise InputError(param, f"{type(value).__name__} is not a {'dataset name' if param == 'data' else 'path'}")
+    if system_set is not None and not isinstance(system_set, str):
+        raise InputError("system_set", f"{type(system_set).__name__} is not a system set's name")
+    name, root, gold_path = os.fspath(name), os.fspath(root), os.fspath(gold_path)
     if not os.path.isdir(root):
         raise InputError(root, "no such directory (a clone of the dataset's repository)")
     if name == "seeda":
