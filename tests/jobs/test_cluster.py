@@ -109,8 +109,9 @@ def test_ray_job_submit_matches_single_process(tmp_path, monkeypatch):
             ray.shutdown()
         assert len(list((tmp_path / "local-job").glob("part-*.parquet"))) == 2
     finally:
-        assert stop_tagged(tag) == [], "the test's Ray processes did not stop"
+        left = stop_tagged(tag)          # this test's cluster, and nothing else on the machine
         shutil.rmtree(ray_tmp, ignore_errors=True)
+    assert left == [], f"the test's Ray processes did not stop: {left}"
     local = json.loads((tmp_path / "local.json").read_text())["systems"]
     cluster = json.loads((tmp_path / "cluster.json").read_text())["systems"]
     assert [(s["name"], s["peet"], s["sentences"]) for s in local] == \
