@@ -81,3 +81,23 @@ def test_pairs_are_counted_before_they_are_built(tmp_path, monkeypatch):
                                          f"{len(pairs) - 1:,} are ranked"):
         read_judgments(path).pairs()
     assert MAX_PAIRS >= 1 << 26
+
+
+@pytest.mark.skipif(not (REPO.parent / "shared" / "corpora" / "judgments" / "gjg15").is_dir(),
+                    reason="../shared/corpora not present")
+def test_meta_eval_refuses_a_dataset_judgments_file_past_its_bound(tmp_path, capsys):
+    from peet_fast.cli import main
+    from peet_fast.meta_eval.metric.data import MAX_DATASET_JUDGMENTS
+
+    shared = REPO.parent / "shared" / "corpora"
+    root = tmp_path / "GJG15"
+    (root / "data").mkdir(parents=True)
+    (root / "data" / "original").symlink_to(shared / "judgments" / "gjg15" / "data" / "original")
+    with open(root / "data" / "judgments.xml", "wb") as fh:          # sparse: nothing is written or read
+        fh.truncate(MAX_DATASET_JUDGMENTS + 1)
+    rc = main(["meta-eval", "--data", "gjg15", str(root), "--gold", str(shared / "conll14" /
+                                                                       "official-2014.combined.m2"), "--metric", "wer"])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.strip() == (f"peet-fast meta-eval: error: {root / 'data' / 'judgments.xml'}: holds "
+                                       f"{MAX_DATASET_JUDGMENTS + 1:,} bytes; a dataset's judgments file holds at "
+                                       "most 32 MiB (SEEDA's and GJG15's hold under 1 MB)")

@@ -93,6 +93,22 @@ def check_sources(path: str, sources: list, blocks: list, lines: list, gold_path
                                    "outputs must be the CoNLL-14 test set, in its order)", k + 1)
 
 
+# the largest judgments file a dataset may hold (SEEDA's and GJG15's hold under 1 MB): meta-eval keeps an object per
+# ranking item and per pair of its sentence level, about 17 bytes of memory per byte of the file
+MAX_DATASET_JUDGMENTS = 32 << 20
+
+
+def _bounded(path: str) -> str:
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return path                                   # read_judgments says why it cannot be read
+    if size > MAX_DATASET_JUDGMENTS:
+        raise InputError(path, f"holds {size:,} bytes; a dataset's judgments file holds at most "
+                               f"{MAX_DATASET_JUDGMENTS >> 20} MiB (SEEDA's and GJG15's hold under 1 MB)")
+    return path
+
+
 def _gold(gold_path: str):
     from peet_fast.formats.m2 import annotator_references, read_m2
 
@@ -107,7 +123,7 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     systems = [s for s in SEEDA_SYSTEMS if s not in SEEDA_LEFT_OUT[system_set]]
     blocks, refs = _gold(gold_path)
     xml = {j: os.path.join(root, "data", f"judgments_{j}.xml") for j in SEEDA_JUDGMENTS}
-    rankings = {j: read_judgments(p, 1, len(blocks), SEEDA_SYSTEMS) for j, p in xml.items()}
+    rankings = {j: read_judgments(_bounded(p), 1, len(blocks), SEEDA_SYSTEMS) for j, p in xml.items()}
     lines = sorted(set(rankings["sent"].lines.tolist()))
     position = {line: k for k, line in enumerate(lines)}
     stray = sorted(set(rankings["edit"].lines.tolist()) - set(lines))
@@ -148,7 +164,7 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
             raise InputError(path, f"has {len(hyps[s])} lines but the gold M2 {gold_path} has {n} sentence blocks")
     check_sources(os.path.join(data, "original", "official_submissions", "INPUT"), hyps["INPUT"], blocks,
                   list(range(n)), gold_path)
-    rankings = read_judgments(os.path.join(data, "judgments.xml"), 0, n, GJG_SYSTEMS)
+    rankings = read_judgments(_bounded(os.path.join(data, "judgments.xml")), 0, n, GJG_SYSTEMS)
     human = {"ew": dict(zip(GJG_SYSTEMS, GJG_EW)), "ts": {s: GJG_TS[s] for s in GJG_SYSTEMS}}
     lines = list(range(n))
     judgments = {"sent": rankings.restricted({i: i for i in lines}, GJG_SYSTEMS)}
