@@ -278,3 +278,17 @@ def corpus_lines():
 def fixture_checker():
     """tests/fixtures/check_fixture_labels.py loaded as a module (read_pairs, errant_labels, REACHABLE)."""
     return load_check_fixture_labels()
+
+
+@pytest.fixture
+def run_cli(capsys):
+    """The one way a test runs a peet-fast command line in this process: run_cli(*args) -> (exit status, stdout,
+    stderr) of `peet-fast ARGS...` (each argument str()-ed); what was printed before the call is left out."""
+    from peet_fast.cli import main
+
+    def run(*args):
+        capsys.readouterr()
+        status = main([str(a) for a in args])
+        captured = capsys.readouterr()
+        return status, captured.out, captured.err
+    return run

@@ -19,12 +19,6 @@ SYSTEMS = [RANK / "good.txt", RANK / "middle.txt", RANK / "weak.txt"]
 REFS = [RANK / "reference.txt", RANK / "reference2.txt"]
 
 
-def run_cli(capsys, *args):
-    rc = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def errant_compare(*args) -> str:
     """errant_compare's stdout (errant 3.0.x, in this process)."""
     from errant.commands import compare_m2
@@ -54,17 +48,17 @@ COMPARE_OPTIONS = [
 
 
 @pytest.mark.parametrize("errant_opts,double", COMPARE_OPTIONS)
-def test_compare_takes_errant_compare_flags_and_double_dash_ones(capsys, errant_opts, double):
+def test_compare_takes_errant_compare_flags_and_double_dash_ones(run_cli, errant_opts, double):
     expected = errant_compare("-hyp", HYP_M2, "-ref", REF_M2, *errant_opts)
-    rc, out, err = run_cli(capsys, "compare", "-hyp", HYP_M2, "-ref", REF_M2, *errant_opts)
+    rc, out, err = run_cli("compare", "-hyp", HYP_M2, "-ref", REF_M2, *errant_opts)
     assert (rc, err) == (0, "")
     assert out == expected
-    rc, out, _ = run_cli(capsys, "compare", "--hyp", HYP_M2, "--ref", REF_M2, *double)
+    rc, out, _ = run_cli("compare", "--hyp", HYP_M2, "--ref", REF_M2, *double)
     assert (rc, out) == (0, expected)
 
 
-def test_verbose_report_names_the_chosen_pair(capsys):
-    rc, out, _ = run_cli(capsys, "compare", "-hyp", HYP_M2, "-ref", REF_M2, "-v")
+def test_verbose_report_names_the_chosen_pair(run_cli):
+    rc, out, _ = run_cli("compare", "-hyp", HYP_M2, "-ref", REF_M2, "-v")
     assert rc == 0
     blocks = sum(1 for line in HYP_M2.read_text().splitlines() if line == "S" or line.startswith("S "))
     assert out.count("chosen for sentence") == blocks
@@ -83,19 +77,19 @@ def test_help_is_still_dash_h(capsys):
     (["compare", "--hyp", HYP_M2, "--ref", REF_M2, "-b", "1", "--beta", "2"], "-b and --beta"),
     (["compare", "--hyp", HYP_M2, "--ref", REF_M2, "--cat", "1", "--cat", "2"], "--cat: given twice"),
 ])
-def test_an_option_given_twice_is_refused(capsys, tmp_path, argv, flag):
+def test_an_option_given_twice_is_refused(run_cli, tmp_path, argv, flag):
     summary = tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, *argv, "--summary", summary)
+    rc, out, err = run_cli(*argv, "--summary", summary)
     assert rc == 2 and out == ""
     assert flag in err and err.count("\n") == 1
     assert not summary.exists()
 
 
-def test_m2_twice_spelled_output_is_refused(capsys, tmp_path):
+def test_m2_twice_spelled_output_is_refused(run_cli, tmp_path):
     o, c = tmp_path / "o.txt", tmp_path / "c.txt"
     o.write_text("He go home .\n")
     c.write_text("He goes home .\n")
-    rc, _, err = run_cli(capsys, "m2", "-orig", o, "-cor", c, "-out", tmp_path / "a.m2", "--output", tmp_path / "b.m2",
+    rc, _, err = run_cli("m2", "-orig", o, "-cor", c, "-out", tmp_path / "a.m2", "--output", tmp_path / "b.m2",
                          *SPACY)
     assert rc == 2 and "-out and --output" in err
     assert not (tmp_path / "a.m2").exists() and not (tmp_path / "b.m2").exists()
@@ -109,33 +103,33 @@ M2_SPELLINGS = [
 ]
 
 
-def test_m2_spellings_give_one_file(capsys, tmp_path):
+def test_m2_spellings_give_one_file(run_cli, tmp_path):
     o, c = tmp_path / "o.txt", tmp_path / "c.txt"
     o.write_text("He go to home yesterday .\nThis are good .\n")
     c.write_text("He went home yesterday .\nThis is good .\n")
     outputs = []
     for k, spelling in enumerate(M2_SPELLINGS):
         out = tmp_path / f"{k}.m2"
-        rc, _, _ = run_cli(capsys, "m2", *(s.format(o=o, c=c, out=out) for s in spelling), *SPACY)
+        rc, _, _ = run_cli("m2", *(s.format(o=o, c=c, out=out) for s in spelling), *SPACY)
         assert rc == 0
         outputs.append(out.read_text())
     assert len(set(outputs)) == 1 and "A " in outputs[0]
 
 
-def test_m2_tokenize_spellings(capsys, tmp_path):
+def test_m2_tokenize_spellings(run_cli, tmp_path):
     o, c = tmp_path / "o.txt", tmp_path / "c.txt"
     o.write_text("He go home, yesterday.\n")
     c.write_text("He went home yesterday.\n")
     texts = []
     for flag in ("-tok", "--tokenize"):
         out = tmp_path / f"{flag}.m2"
-        assert run_cli(capsys, "m2", "-orig", o, "-cor", c, "-out", out, flag, *SPACY)[0] == 0
+        assert run_cli("m2", "-orig", o, "-cor", c, "-out", out, flag, *SPACY)[0] == 0
         texts.append(out.read_text())
     assert texts[0] == texts[1]
     assert texts[0].startswith("S He go home , yesterday .\n")       # spaCy split the punctuation off
 
 
-def test_m2_zh_cherrant_spellings(capsys, tmp_path):
+def test_m2_zh_cherrant_spellings(run_cli, tmp_path):
     para = tmp_path / "p.txt"
     para.write_text("1\t我喜欢吃平果。\t我喜欢吃苹果。\t我很喜欢吃苹果。\n2\t他們去學校。\t他们去学校。\n")
     outputs = []
@@ -144,52 +138,52 @@ def test_m2_zh_cherrant_spellings(capsys, tmp_path):
         out = tmp_path / f"{len(outputs)}.m2"
         extra = (["-s", "first", "--no-t2s"], ["--strategy", "first", "--no_simplified"],
                  ["--multi_cheapest_strategy", "first", "--no-t2s"], ["-s", "first", "--no_simplified"])[len(outputs)]
-        rc, _, err = run_cli(capsys, "m2", "--lang", "zh", *spelling, out, *extra)
+        rc, _, err = run_cli("m2", "--lang", "zh", *spelling, out, *extra)
         assert rc == 0, err
         outputs.append(out.read_text())
     assert len(set(outputs)) == 1 and "A " in outputs[0]
 
 
-def test_tokenize_is_refused_for_chinese(capsys, tmp_path):
+def test_tokenize_is_refused_for_chinese(run_cli, tmp_path):
     para = tmp_path / "p.txt"
     para.write_text("1\t我喜欢吃平果。\t我喜欢吃苹果。\n")
-    rc, _, err = run_cli(capsys, "m2", "--lang", "zh", "-para", para, "-out", tmp_path / "o.m2", "-tok")
+    rc, _, err = run_cli("m2", "--lang", "zh", "-para", para, "-out", tmp_path / "o.m2", "-tok")
     assert rc == 2 and "-tok" in err and "--lang en" in err
     assert not (tmp_path / "o.m2").exists()
 
 
 # --- system names ----------------------------------------------------------------------------------------------------
 
-def score_names(capsys, tmp_path, *hyp_args) -> tuple[int, list[str], str]:
+def score_names(run_cli, tmp_path, *hyp_args) -> tuple[int, list[str], str]:
     summary = tmp_path / "s.json"
-    rc, _, err = run_cli(capsys, "score", *hyp_args, "--ref", *REFS, "--summary", summary, *SPACY)
+    rc, _, err = run_cli("score", *hyp_args, "--ref", *REFS, "--summary", summary, *SPACY)
     names = [s["name"] for s in json.loads(summary.read_text())["systems"]] if rc == 0 else []
     return rc, names, err
 
 
-def test_name_equals_path(capsys, tmp_path):
-    rc, names, _ = score_names(capsys, tmp_path, "--hyp", f"best={SYSTEMS[0]}", f"second={SYSTEMS[1]}", SYSTEMS[2])
+def test_name_equals_path(run_cli, tmp_path):
+    rc, names, _ = score_names(run_cli, tmp_path, "--hyp", f"best={SYSTEMS[0]}", f"second={SYSTEMS[1]}", SYSTEMS[2])
     assert rc == 0
     assert sorted(names) == ["best", "second", "weak"]
 
 
-def test_names_option_and_same_file_names_in_two_folders(capsys, tmp_path):
+def test_names_option_and_same_file_names_in_two_folders(run_cli, tmp_path):
     for run in ("runA", "runB"):
         (tmp_path / run).mkdir()
         (tmp_path / run / "out.txt").write_text(SYSTEMS[0 if run == "runA" else 2].read_text())
     a, b = tmp_path / "runA" / "out.txt", tmp_path / "runB" / "out.txt"
-    rc, _, err = score_names(capsys, tmp_path, "--hyp", a, b)
+    rc, _, err = score_names(run_cli, tmp_path, "--hyp", a, b)
     assert rc == 2 and str(a) in err and str(b) in err and "'out'" in err
-    rc, names, _ = score_names(capsys, tmp_path, "--hyp", a, b, "--names", "A", "B")
+    rc, names, _ = score_names(run_cli, tmp_path, "--hyp", a, b, "--names", "A", "B")
     assert rc == 0 and names == ["A", "B"]          # A is 'good', B is 'weak': already in PEET order
 
 
-def test_names_for_paths_with_equals_signs(capsys, tmp_path):
+def test_names_for_paths_with_equals_signs(run_cli, tmp_path):
     odd = tmp_path / "lr=0.1.txt"
     odd.write_text(SYSTEMS[0].read_text())
-    rc, _, err = score_names(capsys, tmp_path, "--hyp", odd)
+    rc, _, err = score_names(run_cli, tmp_path, "--hyp", odd)
     assert rc == 2 and "--names" in err
-    rc, names, _ = score_names(capsys, tmp_path, "--hyp", odd, "--names", "lr0.1")
+    rc, names, _ = score_names(run_cli, tmp_path, "--hyp", odd, "--names", "lr0.1")
     assert rc == 0 and names == ["lr0.1"]
 
 
@@ -201,27 +195,27 @@ def test_names_for_paths_with_equals_signs(capsys, tmp_path):
     (["--hyp", f"a={SYSTEMS[0]}", "--names", "a"], "not NAME=PATH"),
     (["--hyp", *SYSTEMS[:2], "--names", "a", "a"], "two systems are named 'a'"),
 ])
-def test_bad_names_are_refused(capsys, tmp_path, hyp_args, words):
-    rc, _, err = score_names(capsys, tmp_path, *hyp_args)
+def test_bad_names_are_refused(run_cli, tmp_path, hyp_args, words):
+    rc, _, err = score_names(run_cli, tmp_path, *hyp_args)
     assert rc == 2 and words in err and err.count("\n") == 1
     assert not (tmp_path / "s.json").exists()
 
 
 # --- rank --human on a subset ----------------------------------------------------------------------------------------
 
-def test_rank_human_lists_every_unranked_system_at_once(capsys, tmp_path):
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS[:2], "--ref", *REFS, "--human", RANK / "human.csv",
+def test_rank_human_lists_every_unranked_system_at_once(run_cli, tmp_path):
+    rc, out, err = run_cli("rank", "--hyp", *SYSTEMS[:2], "--ref", *REFS, "--human", RANK / "human.csv",
                            "--bootstrap", 10, *SPACY)
     assert rc == 2 and out == ""
     # the first one's line is the message's file:line; each other one names its own (no line given twice)
     assert "human.csv:2: unknown systems 'weak', 'ref' (line 5):" in err and "--human-subset" in err
 
 
-def test_rank_human_subset_skips_them_with_one_notice(capsys, tmp_path):
+def test_rank_human_subset_skips_them_with_one_notice(run_cli, tmp_path):
     human = tmp_path / "human.csv"
     human.write_text("system,score\nweak,1.5\ngood,4.5\nmiddle,3.0\nother,2.0\nref,5.0\n")
     summary = tmp_path / "s.json"
-    rc, _, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--human", human, "--human-subset",
+    rc, _, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--human", human, "--human-subset",
                          "--bootstrap", 10, "--summary", summary, *SPACY)
     assert rc == 0
     assert "not ranked, left out: other, ref" in err
@@ -230,6 +224,6 @@ def test_rank_human_subset_skips_them_with_one_notice(capsys, tmp_path):
     assert data["correlation"]["systems"] == 3
 
 
-def test_rank_human_subset_needs_human(capsys):
-    rc, _, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--human-subset", *SPACY)
+def test_rank_human_subset_needs_human(run_cli):
+    rc, _, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--human-subset", *SPACY)
     assert rc == 2 and "--human-subset: needs --human" in err

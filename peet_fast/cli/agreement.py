@@ -63,7 +63,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     from peet_fast.evaluation import agreement as A
-    from peet_fast.languages import span_rules
+    from peet_fast.metrics.base import configured
 
     check_beta(args.beta)
     if args.para == (args.src is not None):
@@ -89,9 +89,9 @@ def run(args) -> int:
         print(note, file=sys.stderr)
     if not args.para:
         warn_if_untokenised(args, zip([args.src, *args.ref], [src, *sets]))
-    result = A.agreement(annotator, src, sets, args.ref, sample=args.sample, seed=seed,
-                         pairwise=args.pairwise, beta=args.beta, mode=args.mode, rules=span_rules(args.lang),
-                         single=args.single, multi=args.multi, filt=args.filt)
+    scorer = configured("errant", vars(args))         # the span options, named as compare names them
+    result = A.agreement(annotator, src, sets, args.ref, scorer, sample=args.sample, seed=seed,
+                         pairwise=args.pairwise)
     if args.summary:
         write_json(args.summary, result.summary())
     sys.stdout.write(A.format_table(result))

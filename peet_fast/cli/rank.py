@@ -74,6 +74,10 @@ METRIC_FLAGS = {"gotoscorer_weight_file": "--gotoscorer-weights", "gotoscorer_no
                 "gotoscorer_systems": "--gotoscorer-systems"}
 
 
+# how the library's messages about rank's inputs name them here (evaluation.inputs.NAMES)
+INPUT_FLAGS = {"ref": "--ref", "src": "--src", "human_subset": "--human-subset", "human_ignore": "--human-ignore"}
+
+
 def metrics_from_args(args) -> list:
     """--metric's names, those taking one of the metric options given built with them (metrics.base.configured);
     an option given without a metric taking it is refused."""
@@ -117,7 +121,7 @@ def ranking_from_args(args):
     hooks = RankHooks(check_texts=lambda columns: warn_if_untokenised(args, columns),
                       progress=lambda total: progress_for(args, total=total),
                       notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
-                      hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"))
+                      hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=INPUT_FLAGS)
     with flags_named({"metrics": "--metric"}):
         return rank_files(request, annotators(args), hooks)
 

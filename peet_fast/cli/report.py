@@ -29,7 +29,7 @@ def run(args) -> int:
     from peet_fast.evaluation.report import check_report_dir, write_report
 
     check_not_input(args.out, rank_inputs(args))
-    check_report_dir(args.out)
+    check_report_dir(args.out, "--out")
     ranking, model = ranking_from_args(args)
     images = write_report(args.out, ranking, model, args.title, args.human)
     print_ranking(ranking, model)

@@ -92,9 +92,9 @@ def run(args) -> int:
     warn_if_untokenised(args, [(args.data, prep.mo)])
     name = args.name or os.path.splitext(os.path.basename(args.out))[0] or "peet-model"
     with progress_for(args, unit="sentences") as progress:
-        trained = T.train_model(load_annotator(args, progress=progress), prep, args.features, args.source, estimator,
-                                name=name, data_name=os.path.basename(args.data), max_time=args.max_time,
-                                repeats=args.repeats, seed=args.seed)
+        options = T.TrainOptions(args.features, args.source, estimator, name, os.path.basename(args.data),
+                                 args.max_time, args.repeats, args.seed)
+        trained = T.train_model(load_annotator(args, progress=progress), prep, options)
     trained.model.save(args.out)
     fitted, names = trained.fitted, trained.names
     run0 = fitted.runs[0]

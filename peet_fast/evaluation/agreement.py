@@ -136,17 +136,22 @@ def join_sets(edits: Sequence[Sequence[dict]], chosen: Sequence[int]) -> list[di
     return out
 
 
-def agreement(annotator, src: Sequence[str], sets: Sequence[Sequence], files: Sequence[str], *,
-              sample: int | None = None, seed: int | None = None, pairwise: bool = False, beta: float = 0.5,
-              mode: str = "cs", rules: dict | None = None, alignments: str = "pool", **filters) -> Agreement:
-    """Score every set against the others (or a seeded sample of them; see the module docstring). rules: the
-    language's span rules (peet_fast.languages.span_rules); filters: compare_edits' single / multi / filt."""
+def agreement(annotator, src: Sequence[str], sets: Sequence[Sequence], files: Sequence[str], scorer=None, *,
+              sample: int | None = None, seed: int | None = None, pairwise: bool = False) -> Agreement:
+    """Score every set against the others (or a seeded sample of them; see the module docstring). scorer: the
+    span scoring's options as the errant metric holds them (metrics.errant.Errant: beta, mode, single, multi, filt,
+    alignments; its defaults when None), with the span rules of the annotator's language."""
+    from peet_fast.languages import span_rules
+    from peet_fast.metrics.errant import Errant
     from peet_fast.metrics.span import compare_edits
 
+    scorer = scorer if scorer is not None else Errant()
+    beta, mode = scorer.beta, scorer.mode
     names = set_names(files)
     refs = draw_references(len(sets), sample, seed)
-    edits = set_edits(annotator, src, sets, alignments)
-    options = dict(beta=beta, mode=mode, **(rules or {}), **filters)
+    edits = set_edits(annotator, src, sets, scorer.alignments)
+    options = dict(beta=beta, mode=mode, **span_rules(getattr(annotator, "lang", "en")), single=scorer.single,
+                   multi=scorer.multi, filt=scorer.filt)
     scores = [SetScore(names[x], files[x], refs[x], compare_edits(edits[x], join_sets(edits, refs[x]), **options))
               for x in range(len(sets))]
     matrix = None

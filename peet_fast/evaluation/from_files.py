@@ -36,11 +36,12 @@ class RankHooks:
     """What the caller keeps for itself: check_texts(columns) sees every (file, lines) read before scoring
     (untokenised-input warnings); progress(total) is a context manager returning a callable(lines done); notice(text)
     shows one line to the user (rows of the human scores left out); hints: how the caller names the sources and the
-    gold M2 in a metric's refusal (check_metric_inputs)."""
+    gold M2 in a metric's refusal (check_metric_inputs); names: how the messages name the request's fields."""
     check_texts: Callable | None = None
     progress: Callable | None = None
     notice: Callable[[str], None] | None = None
     hints: tuple = ("src (or a gold M2 as the reference)", "a gold M2 as the reference")
+    names: dict | None = None       # how messages name the references, sources, ... (evaluation.inputs.NAMES)
 
 
 def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks: RankHooks | None = None):
@@ -63,11 +64,11 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
     system_names, paths = named_systems(req.hyps, req.names)
     human = None
     if req.human:
-        human, skipped = read_human_csv(req.human, system_names, req.human_ignore, req.human_subset)
+        human, skipped = read_human_csv(req.human, system_names, req.human_ignore, req.human_subset, hooks.names)
         if skipped and hooks.notice is not None:
             hooks.notice(f"{len(skipped)} system{'s' if len(skipped) > 1 else ''} of {req.human} "
                          f"not ranked, left out: {', '.join(skipped)}")
-    data = read_eval_inputs(paths, req.refs, req.src)
+    data = read_eval_inputs(paths, req.refs, req.src, hooks.names)
     columns = [*zip(paths, data.hyps), *data.columns]
     if hooks.check_texts is not None:
         hooks.check_texts(columns)

@@ -13,6 +13,10 @@ from peet_fast.io import InputError, read_bytes, read_parallel
 
 MIN_CORRELATION_SYSTEMS = 3
 
+# how the library's messages name what its caller gave; a command line passes its flags instead (cli._common.FLAGS)
+NAMES = {"ref": "reference", "src": "src", "human_subset": "human_subset", "human_ignore": "human_ignore",
+         "out": "out_dir"}
+
 
 @dataclass
 class EvalInputs:
@@ -28,10 +32,12 @@ class EvalInputs:
 
 
 def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: str | None = None,
-                     src_flag: str = "--src") -> EvalInputs:
+                     names: dict | None = None) -> EvalInputs:
     """Read the hypothesis files and the references: text files (with src, the sources too) or one gold M2
     (formats.m2.annotator_references). Refused with InputError: files of different line counts, a gold M2 beside
-    other references or beside src, a hypothesis whose line count is not the gold's block count."""
+    other references or beside src, a hypothesis whose line count is not the gold's block count. names: how the
+    messages name the references and the sources (NAMES by default)."""
+    names = {**NAMES, **(names or {})}
     from peet_fast.formats.m2 import annotator_references, looks_like_m2, read_m2
 
     gold_refs = [r for r in ref_paths if looks_like_m2(r)]
@@ -43,10 +49,10 @@ def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: st
         columns = list(zip(ref_paths, refs)) + ([(src, sources)] if src else [])
         return EvalInputs(hyps, refs, sources, None, None, columns)
     if len(ref_paths) > 1:
-        raise InputError(gold_refs[0], f"a gold M2 --ref is the only reference (its annotators are the reference "
-                                       f"sets); {len(ref_paths)} --ref files were given")
+        raise InputError(gold_refs[0], f"a gold M2 {names['ref']} is the only reference (its annotators are the "
+                                       f"reference sets); {len(ref_paths)} {names['ref']} files were given")
     if src:
-        raise InputError(src_flag, f"the gold M2 {gold_refs[0]} supplies the sources; leave out {src_flag}")
+        raise InputError(names["src"], f"the gold M2 {gold_refs[0]} supplies the sources; leave out {names['src']}")
     gold_path = gold_refs[0]
     blocks = read_m2(gold_path)
     hyps = read_parallel(hyp_paths)
@@ -96,13 +102,16 @@ def read_human_scores(path: str, systems: Sequence[str], ignore: Sequence[str] =
     return read_human_csv(path, systems, ignore).scores
 
 
-def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = (), subset: bool = False) -> HumanScores:
+def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = (), subset: bool = False,
+                   names: dict | None = None) -> HumanScores:
     """A `system,score` CSV (header line required; higher is better) -> HumanScores.
 
     Rows naming a system in `ignore` are skipped on request. Rows naming none of `systems` (the ranked systems'
     names) are listed in one InputError (file and the first such line) unless `subset`, which skips them and lists
     them in .skipped. A repeated system, a missing or non-finite score, or a malformed row raises InputError naming
-    the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems."""
+    the file and line, and so do fewer than MIN_CORRELATION_SYSTEMS scored systems. names: how the messages name
+    the subset and ignore options (NAMES by default)."""
+    names = {**NAMES, **(names or {})}
     data = read_bytes(path)
     try:
         text = data.decode("utf-8")
@@ -116,8 +125,8 @@ def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = ()
     if unknown and not subset:
         listed = ", ".join(f"{name!r}" + (f" (line {line})" if k else "") for k, (name, line) in enumerate(unknown))
         raise InputError(path, f"unknown system{'s' if len(unknown) > 1 else ''} {listed}: not among the ranked "
-                               f"systems ({', '.join(sorted(systems))}); leave out such rows with --human-subset, or "
-                               "name them with --human-ignore", line=unknown[0][1])
+                               f"systems ({', '.join(sorted(systems))}); leave out such rows with {names['human_subset']}, "
+                               f"or name them with {names['human_ignore']}", line=unknown[0][1])
     if len(scores) < MIN_CORRELATION_SYSTEMS:
         raise InputError(path, f"a correlation needs at least {MIN_CORRELATION_SYSTEMS} ranked systems with a human "
                                f"score; this file scores {len(scores)}")

@@ -34,15 +34,15 @@ SECTIONS = ("distribution", "contributions", "ranking", "human")
 _MARKER = f'<meta name="generator" content="{GENERATOR}">'
 
 
-def check_report_dir(path: str) -> None:
-    """Refuse, before any work, an --out that is a file, whose parent is missing, or a non-empty directory that is
-    not an earlier report."""
+def check_report_dir(path: str, name: str = "out_dir") -> None:
+    """Refuse, before any work, an output directory that is a file, whose parent is missing, or a non-empty directory
+    that is not an earlier report (name: how the messages call it; the command line's --out)."""
     if os.path.exists(path) and not os.path.isdir(path):
-        raise InputError(path, "--out must be a directory (it is a file)")
+        raise InputError(path, f"{name} must be a directory (it is a file)")
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
-        raise InputError(path, "the parent directory of --out does not exist")
+        raise InputError(path, f"the parent directory of {name} does not exist")
     if os.path.isdir(path) and os.listdir(path) and not _is_report(path):
-        raise InputError(path, "exists and is not empty (and not an earlier peet-fast report); choose another --out")
+        raise InputError(path, f"exists and is not empty (and not an earlier peet-fast report); choose another {name}")
 
 
 def _is_report(path: str) -> bool:

@@ -215,15 +215,18 @@ class Fit:
     summary: dict              # metric -> (mean, sd)
 
 
-def fit_repeats(X: np.ndarray, y: np.ndarray, *, estimator: str = "ridge", alpha: float = 1.0, C: float = 1.0,
-                epsilon: float = 0.1, repeats: int = 1, seed: int = 0, test_fraction: float = TEST_FRACTION,
+def fit_repeats(X: np.ndarray, y: np.ndarray, estimator: dict, splits: tuple = (1, 0, TEST_FRACTION),
                 on_split: Callable[[int], None] | None = None) -> Fit:
-    """Fit on `repeats` seeded splits; the coefficients returned are split 0's."""
+    """Fit on seeded splits, splits = (repeats, seed, test fraction); the coefficients returned are split 0's.
+    estimator: {"type": "ridge", "alpha"} or {"type": "svr", "kernel": "linear", "C", "epsilon"}."""
+    repeats, seed, test_fraction = splits
+    kind, alpha = estimator.get("type", "ridge"), estimator.get("alpha", 1.0)
+    C, epsilon = estimator.get("C", 1.0), estimator.get("epsilon", 0.1)
     first = None
     runs = []
     for r in range(repeats):
         train, test = split_indices(len(y), seed + r, test_fraction)
-        coef, intercept = fit(X[train], y[train], estimator, alpha, C, epsilon)
+        coef, intercept = fit(X[train], y[train], kind, alpha, C, epsilon)
         pred = X[test] @ coef + intercept
         runs.append({**metrics(y[test], pred), "train_rows": len(train), "test_rows": len(test)})
         if first is None:
@@ -299,11 +302,29 @@ def _json_number(x: float):
     return None if not math.isfinite(x) else float(x)
 
 
-def build_model(fitted: Fit, names: Sequence[str], feature_set: str, source_mode: str, *, name: str,
-                estimator: dict, data_name: str, prep: Prepared, X: np.ndarray, max_time: float, seed: int,
-                repeats: int, test_fraction: float):
+@dataclass
+class TrainOptions:
+    """What `train` fits: the feature set and source mode, the estimator ({"type": "ridge", "alpha"} or {"type":
+    "svr", "kernel": "linear", "C", "epsilon"}), the model's name, the data's name (its training record), the time
+    limit of a row, and the seeded splits (repeats, seed, test_fraction)."""
+    feature_set: str
+    source_mode: str
+    estimator: dict
+    name: str
+    data_name: str
+    max_time: float = MAX_TIME
+    repeats: int = 1
+    seed: int = 0
+    test_fraction: float = TEST_FRACTION
+
+
+def build_model(fitted: Fit, names: Sequence[str], prep: Prepared, X: np.ndarray, options: TrainOptions):
     """The trained Model, with its training record (counts, metrics, feature statistics)."""
     from peet_fast.peet.model import Model
+
+    o = options
+    feature_set, source_mode, estimator, name = o.feature_set, o.source_mode, o.estimator, o.name
+    data_name, max_time, seed, repeats, test_fraction = o.data_name, o.max_time, o.seed, o.repeats, o.test_fraction
 
     mean, std = feature_stats(X)
     run0 = fitted.runs[0]
@@ -348,22 +369,17 @@ class Trained:
     fit_seconds: float
 
 
-def train_model(annotator, prep: Prepared, feature_set: str, source_mode: str, estimator: dict, *, name: str,
-                data_name: str, max_time: float = MAX_TIME, repeats: int = 1, seed: int = 0) -> Trained:
-    """Steps 3-5 on prepared rows: features, the seeded splits and fits, and the model with its training record.
-    estimator: {"type": "ridge", "alpha"} or {"type": "svr", "kernel": "linear", "C", "epsilon"}."""
+def train_model(annotator, prep: Prepared, options: TrainOptions) -> Trained:
+    """Steps 3-5 on prepared rows: features, the seeded splits and fits, and the model with its training record."""
     import time as clock
 
     from peet_fast.en.features import feature_names
 
     t0 = clock.perf_counter()
-    names = feature_names(feature_set, source_mode)
-    X = feature_matrix(compute_features(annotator, prep, feature_set, source_mode), names)
+    names = feature_names(options.feature_set, options.source_mode)
+    X = feature_matrix(compute_features(annotator, prep, options.feature_set, options.source_mode), names)
     t1 = clock.perf_counter()
-    fitted = fit_repeats(X, prep.time, estimator=estimator["type"], alpha=estimator.get("alpha", 1.0),
-                         C=estimator.get("C", 1.0), epsilon=estimator.get("epsilon", 0.1), repeats=repeats, seed=seed)
+    fitted = fit_repeats(X, prep.time, options.estimator, (options.repeats, options.seed, options.test_fraction))
     t2 = clock.perf_counter()
-    model = build_model(fitted, names, feature_set, source_mode, name=name, estimator=estimator,
-                        data_name=data_name, prep=prep, X=X, max_time=max_time, seed=seed, repeats=repeats,
-                        test_fraction=TEST_FRACTION)
+    model = build_model(fitted, names, prep, X, options)
     return Trained(model, names, fitted, t1 - t0, t2 - t1)

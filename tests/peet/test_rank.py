@@ -26,12 +26,6 @@ REFS = [RANK / "reference.txt", RANK / "reference2.txt"]
 SPACY = ["--spacy-model", SPACY_MODEL]
 
 
-def run_cli(capsys, *args):
-    rc = main([str(a) for a in args])
-    cap = capsys.readouterr()
-    return rc, cap.out, cap.err
-
-
 def lines(path: Path) -> list[str]:
     return path.read_text("utf-8").split("\n")[:-1]
 
@@ -273,17 +267,17 @@ def test_rank_summary(ranked):
     assert summary["bootstrap"]["resamples"] == 500 and summary["bootstrap"]["seed"] == 3
 
 
-def test_rank_is_deterministic_for_a_seed(ranked, tmp_path, capsys):
+def test_rank_is_deterministic_for_a_seed(ranked, tmp_path, run_cli):
     summary, _, _ = ranked
     again = tmp_path / "again.json"
-    rc, out, err = run_cli(capsys, *rank_args(again, "--human", RANK / "human.csv", "--human-ignore", "ref",
+    rc, out, err = run_cli(*rank_args(again, "--human", RANK / "human.csv", "--human-ignore", "ref",
                                               "--bootstrap", "500", "--seed", "3"))
     assert rc == 0, err
     s2 = json.loads(again.read_text("utf-8"))
     assert s2["systems"] == summary["systems"]
     assert "PEET vs human (3 systems): Spearman" in out
     other = tmp_path / "other.json"
-    rc, _, err = run_cli(capsys, *rank_args(other, "--bootstrap", "500", "--seed", "4"))
+    rc, _, err = run_cli(*rank_args(other, "--bootstrap", "500", "--seed", "4"))
     assert rc == 0, err
     s3 = json.loads(other.read_text("utf-8"))
     assert [s["ci_low"] for s in s3["systems"]] != [s["ci_low"] for s in summary["systems"]]
@@ -298,19 +292,19 @@ def test_rank_is_deterministic_for_a_seed(ranked, tmp_path, capsys):
     (["--human-ignore", "ref"], "--human-ignore: needs --human"),
     (["--human", RANK / "missing.csv"], "missing.csv: no such file"),
 ])
-def test_rank_bad_input_writes_nothing(tmp_path, capsys, extra, words):
+def test_rank_bad_input_writes_nothing(tmp_path, run_cli, extra, words):
     summary = tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, *rank_args(summary, *extra))
+    rc, out, err = run_cli(*rank_args(summary, *extra))
     assert rc == 2
     assert words in err
     assert not summary.exists() and list(tmp_path.iterdir()) == []
 
 
-def test_rank_refuses_a_line_count_mismatch(tmp_path, capsys):
+def test_rank_refuses_a_line_count_mismatch(tmp_path, run_cli):
     short = tmp_path / "short.txt"
     short.write_text("".join(line + "\n" for line in lines(SYSTEMS[0])[:5]), "utf-8")
     summary = tmp_path / "s.json"
-    rc, _, err = run_cli(capsys, "rank", "--hyp", short, SYSTEMS[1], "--ref", REFS[0], "--summary", summary, *SPACY)
+    rc, _, err = run_cli("rank", "--hyp", short, SYSTEMS[1], "--ref", REFS[0], "--summary", summary, *SPACY)
     assert rc == 2 and "differ in line count" in err and not summary.exists()
 
 
@@ -320,7 +314,7 @@ GMEG_SYSTEMS = ["amu", "lstm", "lstm-r", "marian", "nus", "transformer", "source
 
 
 @pytest.mark.slow
-def test_rank_gmeg_fce_dev_subset(tmp_path, capsys, shared_corpora, corpus_lines):
+def test_rank_gmeg_fce_dev_subset(tmp_path, run_cli, shared_corpora, corpus_lines):
     """The first 120 lines of GMEG FCE dev (7 systems incl. the source, 4 references) with its human CSV as
     shipped: its 'ref' row must be skipped explicitly."""
     base = shared_corpora / "gmeg" / "dev"
@@ -332,10 +326,10 @@ def test_rank_gmeg_fce_dev_subset(tmp_path, capsys, shared_corpora, corpus_lines
     hyps = [sub / n for n in GMEG_SYSTEMS]
     refs = [sub / f"ref{k}" for k in range(4)]
     summary = tmp_path / "s.json"
-    rc, _, err = run_cli(capsys, "rank", "--hyp", *hyps, "--ref", *refs, "--human", human, "--summary", summary,
+    rc, _, err = run_cli("rank", "--hyp", *hyps, "--ref", *refs, "--human", human, "--summary", summary,
                          *SPACY)
     assert rc == 2 and "fce-corpus-scores.csv:7: unknown system 'ref'" in err and not summary.exists()
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *hyps, "--ref", *refs, "--human", human, "--human-ignore", "ref",
+    rc, out, err = run_cli("rank", "--hyp", *hyps, "--ref", *refs, "--human", human, "--human-ignore", "ref",
                            "--summary", summary, "--bootstrap", "300", *SPACY)
     assert rc == 0, err
     s = json.loads(summary.read_text("utf-8"))

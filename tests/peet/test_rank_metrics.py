@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from conftest import FIXTURES, SPACY_MODEL
-from test_rank import dp_wer, lines, run_cli      # the helpers of the rank tests, not their tests
+from test_rank import dp_wer, lines      # the helpers of the rank tests, not their tests
 from peet_fast.evaluation import rank as rk
 from peet_fast.cli import main
 from peet_fast.formats.m2 import annotator_references, looks_like_m2, parse_m2
@@ -44,9 +44,9 @@ def fixture_data(annotator, sources=True) -> EvalSet:
     return EvalSet(lines(SRC) if sources else None, [lines(r) for r in REFS], annotator=lambda: annotator)
 
 
-def compare_summary(tmp_path, capsys, src, hyp, refs) -> dict:
+def compare_summary(tmp_path, run_cli, src, hyp, refs) -> dict:
     out = tmp_path / f"compare-{Path(hyp).stem}.json"
-    rc, _, err = run_cli(capsys, "compare", "--src", src, "--hyp", hyp, "--ref", *refs, "--summary", out, *SPACY)
+    rc, _, err = run_cli("compare", "--src", src, "--hyp", hyp, "--ref", *refs, "--summary", out, *SPACY)
     assert rc == 0, err
     return json.loads(out.read_text("utf-8"))
 
@@ -66,13 +66,13 @@ def test_registry_names_the_metrics():
 
 # --- errant ----------------------------------------------------------------------------------------------------------
 
-def test_errant_metric_equals_compare_src_on_the_rank_fixtures(annotator, tmp_path, capsys):
+def test_errant_metric_equals_compare_src_on_the_rank_fixtures(annotator, tmp_path, run_cli):
     metric = get_metric("errant")
     data = fixture_data(annotator)
     hyps = [lines(p) for p in SYSTEMS]
     together = metric.system_stats(hyps, data)
     for hyp, path, stats in zip(hyps, SYSTEMS, together):
-        expected = compare_summary(tmp_path, capsys, SRC, path, REFS)
+        expected = compare_summary(tmp_path, run_cli, SRC, path, REFS)
         assert stats.shape == (12, 6)
         assert stats[:, :3].sum(axis=0).tolist() == [expected["TP"], expected["FP"], expected["FN"]]
         assert metric.corpus_score(stats) == expected["F0.5"]
@@ -80,7 +80,7 @@ def test_errant_metric_equals_compare_src_on_the_rank_fixtures(annotator, tmp_pa
         assert np.array_equal(metric.sentence_stats(hyp, data), stats)
 
 
-def test_errant_metric_by_hand(annotator, tmp_path, capsys):
+def test_errant_metric_by_hand(annotator, tmp_path, run_cli):
     src = ["He go to school .", "He like apples and she like pears .", "She walk to the park ."]
     hyp = ["He goes to school .", "He likes apples and she like pear .", "She walked to the park ."]
     ref0 = ["He goes to the school .", "He likes apples and she likes pears .", "She walks to the park ."]
@@ -96,7 +96,7 @@ def test_errant_metric_by_hand(annotator, tmp_path, capsys):
     assert metric.corpus_score(stats) == round(1.25 * 0.75 * 0.6 / (0.25 * 0.75 + 0.6), 4) == 0.7143
     for name, text in (("src", src), ("hyp", hyp), ("ref0", ref0), ("ref1", ref1)):
         (tmp_path / f"{name}.txt").write_text("".join(t + "\n" for t in text), "utf-8")
-    expected = compare_summary(tmp_path, capsys, tmp_path / "src.txt", tmp_path / "hyp.txt",
+    expected = compare_summary(tmp_path, run_cli, tmp_path / "src.txt", tmp_path / "hyp.txt",
                                [tmp_path / "ref0.txt", tmp_path / "ref1.txt"])
     assert (expected["TP"], expected["FP"], expected["FN"], expected["F0.5"]) == (3, 1, 2, 0.7143)
 
@@ -172,7 +172,7 @@ def ranked_metrics(tmp_path_factory):
     return json.loads((d / "s.json").read_text("utf-8"))
 
 
-def test_rank_metrics_summary_and_correlations(ranked_metrics, tmp_path, capsys):
+def test_rank_metrics_summary_and_correlations(ranked_metrics, tmp_path, run_cli):
     stats = pytest.importorskip("scipy.stats")
     s = ranked_metrics
     assert [m["name"] for m in s["metrics"]] == ["errant", "peet", "wer"]
@@ -181,7 +181,7 @@ def test_rank_metrics_summary_and_correlations(ranked_metrics, tmp_path, capsys)
     errant_f = [x["metrics"]["errant"]["score"] for x in systems]
     assert errant_f == sorted(errant_f, reverse=True)
     for x in systems:
-        expected = compare_summary(tmp_path, capsys, SRC, RANK / f"{x['name']}.txt", REFS)
+        expected = compare_summary(tmp_path, run_cli, SRC, RANK / f"{x['name']}.txt", REFS)
         assert x["metrics"]["errant"]["score"] == expected["F0.5"]
         assert x["metrics"]["peet"]["score"] == x["peet"]
         assert x["metrics"]["wer"]["score"] == x["wer"]
@@ -200,8 +200,8 @@ def test_rank_metrics_summary_and_correlations(ranked_metrics, tmp_path, capsys)
         assert c[m]["spearman"] == pytest.approx(stats.spearmanr(vals, human)[0], abs=1e-12)
 
 
-def test_rank_metrics_printed_side_by_side(capsys):
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--src", SRC, "--metric", "wer",
+def test_rank_metrics_printed_side_by_side(run_cli):
+    rc, out, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--src", SRC, "--metric", "wer",
                            "errant", *HUMAN, "--bootstrap", "200", *SPACY)
     assert rc == 0, err
     rows = out.splitlines()
@@ -212,12 +212,12 @@ def test_rank_metrics_printed_side_by_side(capsys):
     assert "PEET" not in out                                                     # not asked for: not computed
 
 
-def test_default_rank_output_is_unchanged(capsys):
+def test_default_rank_output_is_unchanged(run_cli):
     """The README's layout: `--metric peet` (the default) prints exactly what rank always printed."""
     base_args = ["rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--bootstrap", "300", *HUMAN, *SPACY]
-    rc, out, _ = run_cli(capsys, *base_args)
+    rc, out, _ = run_cli(*base_args)
     assert rc == 0
-    rc, out2, _ = run_cli(capsys, *base_args, "--metric", "peet")
+    rc, out2, _ = run_cli(*base_args, "--metric", "peet")
     assert rc == 0 and out2 == out
     head = out.splitlines()[0]
     assert head.split() == ["rank", "system", "PEET", "(s)", "95%", "CI", "p(next)", "WER", "s/word", "mean",
@@ -230,9 +230,9 @@ def test_default_rank_output_is_unchanged(capsys):
     (["--metric", "errant"], "--metric: the errant metric needs the source sentences: give --src"),
     (["--metric", "wer", "wer"], "--metric: metric 'wer' given twice"),
 ])
-def test_rank_metric_refusals(tmp_path, capsys, extra, words):
+def test_rank_metric_refusals(tmp_path, run_cli, extra, words):
     summary = tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--summary", summary, *extra, *SPACY)
+    rc, out, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--summary", summary, *extra, *SPACY)
     assert rc == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and words in err
     assert not summary.exists()
@@ -302,25 +302,25 @@ def gold_files(tmp_path_factory):
 
 
 @pytest.mark.parametrize("gold_name", ["gold.m2", "gold-m2-content.txt"])
-def test_rank_with_a_gold_m2_ref(gold_files, tmp_path, capsys, gold_name):
+def test_rank_with_a_gold_m2_ref(gold_files, tmp_path, run_cli, gold_name):
     d = gold_files
     hyps = [d / f"{n}.txt" for n in GOLD_HYPS]
     summary = tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *hyps, "--ref", d / gold_name, "--metric", "errant", "wer",
+    rc, out, err = run_cli("rank", "--hyp", *hyps, "--ref", d / gold_name, "--metric", "errant", "wer",
                            "peet", "--summary", summary, "--bootstrap", "100", *SPACY)
     assert rc == 0, err
     s = json.loads(summary.read_text("utf-8"))
     by_name = {x["name"]: x for x in s["systems"]}
     # errant: what compare --src gives with each annotator's corrected sentences as the references
     for name in GOLD_HYPS:
-        expected = compare_summary(tmp_path, capsys, d / "src.txt", d / f"{name}.txt", [d / "ref0.txt",
+        expected = compare_summary(tmp_path, run_cli, d / "src.txt", d / f"{name}.txt", [d / "ref0.txt",
                                                                                         d / "ref1.txt"])
         assert by_name[name]["metrics"]["errant"]["score"] == expected["F0.5"]
         wer = math.fsum(dp_wer(h, [GOLD_REFS[0][i], GOLD_REFS[1][i]]) for i, h in enumerate(GOLD_HYPS[name])) / 3
         assert by_name[name]["wer"] == pytest.approx(wer, rel=1e-15)
     # the same ranking from the text references and --src
     again = tmp_path / "t.json"
-    rc, _, err = run_cli(capsys, "rank", "--hyp", *hyps, "--ref", d / "ref0.txt", d / "ref1.txt", "--src",
+    rc, _, err = run_cli("rank", "--hyp", *hyps, "--ref", d / "ref0.txt", d / "ref1.txt", "--src",
                          d / "src.txt", "--metric", "errant", "wer", "peet", "--summary", again, "--bootstrap", "100",
                          *SPACY)
     assert rc == 0, err
@@ -333,19 +333,19 @@ def test_rank_with_a_gold_m2_ref(gold_files, tmp_path, capsys, gold_name):
     (["--src", "SRC"], "--src: the gold M2 "),
     (["--ref", "REF0"], "a gold M2 --ref is the only reference"),
 ])
-def test_rank_gold_m2_refusals(gold_files, tmp_path, capsys, extra, words):
+def test_rank_gold_m2_refusals(gold_files, tmp_path, run_cli, extra, words):
     d = gold_files
     extra = [{"SRC": d / "src.txt", "REF0": d / "ref0.txt"}.get(e, e) for e in extra]
     refs = [d / "gold.m2", *extra[1:]] if extra[0] == "--ref" else [d / "gold.m2"]
     rest = [] if extra[0] == "--ref" else extra
-    rc, out, err = run_cli(capsys, "rank", "--hyp", d / "fixer.txt", "--ref", *refs, *rest, "--metric", "wer")
+    rc, out, err = run_cli("rank", "--hyp", d / "fixer.txt", "--ref", *refs, *rest, "--metric", "wer")
     assert rc == 2 and words in err and len(err.strip().splitlines()) == 1
 
 
-def test_rank_gold_m2_line_count(gold_files, tmp_path, capsys):
+def test_rank_gold_m2_line_count(gold_files, tmp_path, run_cli):
     short = tmp_path / "short.txt"
     short.write_text("He went to school yesterday .\n", "utf-8")
-    rc, _, err = run_cli(capsys, "rank", "--hyp", short, "--ref", gold_files / "gold.m2", "--metric", "wer")
+    rc, _, err = run_cli("rank", "--hyp", short, "--ref", gold_files / "gold.m2", "--metric", "wer")
     assert rc == 2 and f"{short}: has 1 lines but the gold M2" in err and "3 sentence blocks" in err
 
 
@@ -372,10 +372,10 @@ def fake_metric(monkeypatch):
     return Longest
 
 
-def test_a_registered_metric_flows_through_rank(fake_metric, tmp_path, capsys):
+def test_a_registered_metric_flows_through_rank(fake_metric, tmp_path, run_cli):
     stats_mod = pytest.importorskip("scipy.stats")
     summary = tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest", "wer", *HUMAN,
+    rc, out, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest", "wer", *HUMAN,
                            "--bootstrap", "300", "--seed", "4", "--summary", summary)
     assert rc == 0, err
     s = json.loads(summary.read_text("utf-8"))
@@ -403,23 +403,23 @@ def test_a_registered_metric_flows_through_rank(fake_metric, tmp_path, capsys):
     assert "Length vs human (3 systems)" in out and "Words ^" in out.splitlines()[0]
 
 
-def test_a_metric_needing_a_gold_m2_is_refused_with_text_references(fake_metric, monkeypatch, capsys):
+def test_a_metric_needing_a_gold_m2_is_refused_with_text_references(fake_metric, monkeypatch, run_cli):
     class Goldy(Longest):
         name = "goldy"
         needs_gold = True
 
     monkeypatch.setitem(base.REGISTRY, "goldy", Goldy)
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "wer", "goldy")
+    rc, out, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "wer", "goldy")
     assert rc == 2 and out == "" and err.strip().splitlines() == [
         "peet-fast rank: error: --metric: the goldy metric needs a gold M2 as --ref"]
 
 
-def test_a_registered_metric_flows_through_report(fake_metric, tmp_path, capsys):
+def test_a_registered_metric_flows_through_report(fake_metric, tmp_path, run_cli):
     pytest.importorskip("matplotlib")
     import re
 
     out = tmp_path / "report"
-    rc, _, err = run_cli(capsys, "report", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest", "wer",
+    rc, _, err = run_cli("report", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest", "wer",
                          "peet", *HUMAN, "--bootstrap", "100", "--out", out, *SPACY)
     assert rc == 0, err
     page = (out / "index.html").read_text("utf-8")
@@ -427,17 +427,17 @@ def test_a_registered_metric_flows_through_report(fake_metric, tmp_path, capsys)
     assert '<th colspan="3">Words</th>' in page and "<th>score</th><th>95 % CI</th><th>p (vs next)</th>" in page
     assert '<td class="l">Words</td>' in page and '<td class="l">PEET (s)</td>' in page     # correlation rows
     out2 = tmp_path / "report2"
-    rc, _, err = run_cli(capsys, "report", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest",
+    rc, _, err = run_cli("report", "--hyp", *SYSTEMS, "--ref", *REFS, "--metric", "longest",
                          "--bootstrap", "100", "--out", out2)
     assert rc == 0, err
     assert sorted(p.name for p in out2.iterdir()) == ["index.html", "ranking.png"]
 
 
-def test_a_registered_metric_flows_through_compare_and_the_api(fake_metric, tmp_path, capsys):
+def test_a_registered_metric_flows_through_compare_and_the_api(fake_metric, tmp_path, run_cli):
     import peet_fast
 
     summary = tmp_path / "c.json"
-    rc, out, err = run_cli(capsys, "compare", "--src", SRC, "--hyp", SYSTEMS[2], "--ref", *REFS, "--metric",
+    rc, out, err = run_cli("compare", "--src", SRC, "--hyp", SYSTEMS[2], "--ref", *REFS, "--metric",
                            "longest", "--summary", summary)
     assert rc == 0, err
     expected = float(np.mean([len(x.split()) for x in lines(SYSTEMS[2])]))
@@ -465,29 +465,29 @@ def test_api_evaluate_with_a_gold_m2(annotator):
 
 # --- gleu (issue 20, point 3) through rank ----------------------------------------------------------------------------
 
-def gleu_printed(capsys, src, refs, hyps) -> dict:
+def gleu_printed(run_cli, src, refs, hyps) -> dict:
     """`peet-fast gleu`'s printed scores (compute_gleu's lines: file score), by file stem."""
-    rc, out, err = run_cli(capsys, "gleu", "-s", src, "-r", *refs, "-o", *hyps)
+    rc, out, err = run_cli("gleu", "-s", src, "-r", *refs, "-o", *hyps)
     assert rc == 0, err
     return {Path(line.split()[0]).stem: line.split()[1] for line in out.splitlines()}
 
 
 @pytest.mark.skipif("gleu" not in base.metric_names(), reason="the gleu metric is not in this checkout")
-def test_rank_gleu_equals_the_gleu_command(capsys, tmp_path, gold_files):
+def test_rank_gleu_equals_the_gleu_command(run_cli, tmp_path, gold_files):
     summary = tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, "rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--src", SRC, "--metric", "gleu",
+    rc, out, err = run_cli("rank", "--hyp", *SYSTEMS, "--ref", *REFS, "--src", SRC, "--metric", "gleu",
                            "wer", *HUMAN, "--bootstrap", "100", "--summary", summary)
     assert rc == 0, err
     s = json.loads(summary.read_text("utf-8"))
-    expected = gleu_printed(capsys, SRC, REFS, SYSTEMS)
+    expected = gleu_printed(run_cli, SRC, REFS, SYSTEMS)
     assert {x["name"]: f"{x['metrics']['gleu']['score']:.6f}" for x in s["systems"]} == expected
     assert set(s["correlation"]) == {"systems", "gleu", "wer"}
     # a gold M2: the S lines as the sources and each annotator's corrected sentences as the references
     d = gold_files
     hyps = [d / f"{n}.txt" for n in GOLD_HYPS]
-    rc, _, err = run_cli(capsys, "rank", "--hyp", *hyps, "--ref", d / "gold.m2", "--metric", "gleu",
+    rc, _, err = run_cli("rank", "--hyp", *hyps, "--ref", d / "gold.m2", "--metric", "gleu",
                          "--bootstrap", "100", "--summary", summary)
     assert rc == 0, err
     s = json.loads(summary.read_text("utf-8"))
-    expected = gleu_printed(capsys, d / "src.txt", [d / "ref0.txt", d / "ref1.txt"], hyps)
+    expected = gleu_printed(run_cli, d / "src.txt", [d / "ref0.txt", d / "ref1.txt"], hyps)
     assert {x["name"]: f"{x['metrics']['gleu']['score']:.6f}" for x in s["systems"]} == expected

