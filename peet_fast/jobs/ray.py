@@ -148,6 +148,7 @@ class RayRunner:
         self.ray_start_s: float | None = None       # how long the last start of Ray (ray.init) took
         self.ray_failed: str | None = None          # why the local instance did not start (the driver went alone)
         self.lost = 0                               # actors lost (a killed process, a lost node) in the last run
+        self._connected = False                     # this runner connected this process to Ray (not its caller)
 
     @staticmethod
     def in_process():
@@ -200,12 +201,13 @@ class RayRunner:
 
     def _init_ray(self, own: bool) -> None:
         """init_ray, timed (ray_start_s); own: the instance is this runner's own, recorded as such (_ours)."""
+        import ray
+
         t = time.perf_counter()
+        self._connected = self._connected or not ray.is_initialized()
         init_ray(self.workers, self.address)
         self.ray_start_s = time.perf_counter() - t
         if own:
-            import ray
-
             _LOCAL_INSTANCE[:] = [_node_id(ray)]
 
     def start_failed(self, exc: BaseException) -> None:
@@ -293,15 +295,15 @@ class RayRunner:
         try:
             self._dispatch(shards, out_dir, on_done)
         except BaseException:
-            # an interruption or a failure: stop Ray (its actors with them) at once and quietly -- killing an actor
-            # in the middle of a shard makes Ray's driver print a retry notice later; the driver then records what
-            # finished
+            # an interruption or a failure: stop the Ray this runner started or joined (its actors with it) at once
+            # and quietly; the driver then records what finished. A Ray instance its caller connected to stays
+            # (close() kills the job's actors there)
             if self._starter is not None:
                 with self._starter.lock:
                     self._starter.cancelled = True
-            if "ray" in sys.modules:           # (a one-shard job of the driver's own never imported it)
+            if self._connected and "ray" in sys.modules:     # (a one-shard job of the driver's own: no Ray)
                 _stop_quietly()
-            self._actors = []
+                self._actors = []
             raise
         finally:
             self.close()
@@ -320,6 +322,7 @@ class RayRunner:
         Runner.run)."""
         on_rows = getattr(on_done, "rows", None)
         pool = _ActorPool(self, out_dir, on_done, on_rows)
+        self.lost = 0
         todo = pool.todo = list(reversed(shards))
         own = self._own
         with _signals_kept() as raise_kept:
@@ -345,5 +348,4 @@ class RayRunner:
                     raise WorkerError("no Ray actor started, and shards are left")
                 else:
                     pool.step(block=True)
-            self.lost = pool.lost
             raise_kept()

@@ -96,6 +96,7 @@ class _ActorPool:
         self.joined = False              # Ray is up and the actors' ready() calls are out
         self.handed = 0                  # shards handed to actors so far
         self.ready: set[int] = set()     # id() of the actors whose pipeline is loaded (alive)
+        self.idle: list = []             # ready actors with no shard (none left to hand them when they asked)
         self.lost = 0                    # actors lost so far
         self.replacing_since: float | None = None    # when the pool was left with no ready actor after a loss
         self.seen: dict[int, int] = {}   # rows done in each shard an actor runs, as last reported
@@ -144,6 +145,8 @@ class _ActorPool:
                         self.seen[done[0]] = done[1]
                         self._tell(*done)
                 continue
+            if ref not in self.waiting:               # a call of an actor lost in this step (_lose)
+                continue
             actor, shard = self.waiting.pop(ref)
             try:
                 result = ray.get(ref)
@@ -162,11 +165,13 @@ class _ActorPool:
                 self.seen.pop(shard.index, None)
                 self.on_done(result["entry"])
                 self.told = time.monotonic()
-            if self.todo:
-                shard = self.todo.pop()
-                self.waiting[actor.shard.remote(shard)] = (actor, shard)
-                self.seen[shard.index] = 0
-                self.handed += 1
+            self.idle.append(actor)
+        while self.todo and self.idle:            # (a lost actor's shard comes back when the others may be idle)
+            actor = self.idle.pop(0)
+            shard = self.todo.pop()
+            self.waiting[actor.shard.remote(shard)] = (actor, shard)
+            self.seen[shard.index] = 0
+            self.handed += 1
         if block:
             self._check_capacity()
 
@@ -175,6 +180,7 @@ class _ActorPool:
         import ray
 
         self.lost += 1
+        self.runner.lost = self.lost
         self.ready.discard(id(actor))
         with contextlib.suppress(Exception):
             ray.kill(actor, no_restart=True)
