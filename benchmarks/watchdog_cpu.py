@@ -3,8 +3,8 @@
 
     python benchmarks/watchdog_cpu.py [SECONDS]       # default 60
 
-Issue 33: 0.82-0.86 CPU-s over 60 s (1.4 % of one CPU) when it looked every 0.25 s; 0.09-0.12 CPU-s (0.15-0.20 %) looking every
-0.25 s after a new process and backing off to every 2 s (load average 12-14 on the 2-core machine, both runs)."""
+Issue 33: 0.82-0.86 CPU-s over 60 s (1.4 % of one CPU) when it looked every 0.25 s; 0.09-0.12 CPU-s (0.15-0.20 %)
+looking every 0.25 s after a new process and backing off to every 2 s (load average 12-14 on the 2-core machine)."""
 from __future__ import annotations
 
 import os

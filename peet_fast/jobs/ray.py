@@ -6,9 +6,12 @@ Each actor loads the spaCy pipeline and the model once (jobs.worker.WorkerState)
 with jobs.worker.run_shard, writing each shard's Parquet file atomically into the output directory (a shared
 filesystem on a multi-node cluster). A shard travels as its rows and byte offsets, never the text itself. The driver
 keeps one shard in flight per actor, hands an actor the next shard as soon as it returns one, and records each finished
-shard in the manifest as it comes back, so an interrupted run resumes where it stopped. Actors that die (a killed
-worker, a lost node) are restarted and their shard retried; shard output is deterministic, so a retried shard is
-identical. The actors are created as soon as the job's settings are final (RayRunner.start, called by run_job), so
+shard in the manifest as it comes back, so an interrupted run resumes where it stopped. An actor that dies (a killed
+worker, a lost node) is not restarted by Ray (a restart waits for ever where the lost node took the last free CPU):
+jobs.raypool hands its shard to the first free actor and asks for a new actor in its place, and stops a cluster job
+whose actors are all gone with no replacement within a bounded wait (JobStopped, exit 2, finished shards kept); shard
+output is deterministic, so a retried shard is identical. A local instance that does not start leaves the job to the
+driver (start_failed: one notice, the same output). The actors are created as soon as the job's settings are final (RayRunner.start, called by run_job), so
 that their start and spaCy load overlap with the driver's own work, and killed when the job ends (close).
 
 Plain actors, not a Ray Data actor pool (which this module used until the parse-cache issue): a shard is already a

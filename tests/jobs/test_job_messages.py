@@ -1,7 +1,8 @@
 """Messages of jobs that say what to do (issue 21, point 3): a job directory refused as another job's output names
 each setting that differs, with both values (a manifest written before settings were recorded keeps the general
 message); --ray-address with no cluster to join is one line of ours, naming --workers N, and no text of Ray's; Ray's
-failures (a start that timed out, a token refused, a dashboard URL for the cluster's address) in our words (issue 33)."""
+failures (a start that timed out, a token refused, a dashboard URL for the cluster's address) in our words (issue
+33)."""
 from __future__ import annotations
 
 import json

@@ -159,7 +159,8 @@ def test_ray_that_does_not_start_leaves_the_job_to_the_driver(tmp_path, case):
     args = ["featurize", "--mo", "mo.txt", "--trg", "trg.txt", "--spacy-model", SPACY_MODEL, "--shard-rows", "5"]
     if case == "start-up timeout":
         run = run_driver(tmp_path, tmp_path, [*args, "--out", "job", "--workers", "2"], code=TIMES_OUT)
-        why = "Ray's processes did not come up in time (its GCS or a raylet was too slow to start, as on a busy machine)"
+        why = ("Ray's processes did not come up in time (its GCS or a raylet was too slow to start, as on a busy "
+               "machine)")
     else:
         bindir = tmp_path / "bin"
         bindir.mkdir()
