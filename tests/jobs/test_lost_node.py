@@ -116,7 +116,7 @@ def test_a_lost_node_hands_its_shard_on_or_stops_the_job_resumable(tmp_path):
                PEET_FAST_RAY_REPLACE_S="10")
     env.pop("RAY_ADDRESS", None)
     run = subprocess.run([sys.executable, str(tmp_path / "lost.py"), SPACY_MODEL, str(tmp_path)], cwd=tmp_path,
-                         env=env, capture_output=True, text=True, timeout=1500)
+                         env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-4000:]
     report = json.loads(run.stdout.strip().splitlines()[-1])
     print(report)
