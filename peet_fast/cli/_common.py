@@ -115,7 +115,7 @@ def error_line(exc: Exception) -> tuple[int, str] | None:
         return 1, f"{shown(exc.filename)}: {what}" if exc.filename else what
     shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
     if shards is not None and isinstance(exc, shards.WorkerError):
-        return 1, str(exc)
+        return getattr(exc, "exit_status", 1), str(exc)     # 2: a cluster that failed under the job (JobStopped)
     return None
 
 

@@ -1,9 +1,15 @@
 """The errors and interruption of sharded jobs: a job option out of range (JobOptionError), a failure of the machinery
-that runs shards (WorkerError), a job stopped by SIGINT or SIGTERM after recording its finished shards
-(JobInterrupted). The command line (cli._common) turns each into its one line and exit status."""
+that runs shards (WorkerError), a job whose Ray cluster failed under it, stopped after recording its finished shards
+(JobStopped), a job stopped by SIGINT or SIGTERM after recording its finished shards (JobInterrupted). The command
+line (cli._common) turns each into its one line and exit status. ray_reason tells Ray's failures in our words (one
+clause, no text of Ray's that names flags peet-fast does not have)."""
 from __future__ import annotations
 
+import re
+
 from peet_fast.io import InputError
+
+ANSI = re.compile(r"\x1b\[[0-9;]*m")      # the colour codes in Ray's messages
 
 
 class JobOptionError(InputError):
@@ -18,7 +24,21 @@ class JobOptionError(InputError):
 
 class WorkerError(RuntimeError):
     """The machinery that runs shards failed (a Ray worker that cannot start, a lost node or cluster): an environment
-    fault, not bad input; str() is one line naming the cause."""
+    fault, not bad input; str() is one line naming the cause. exit_status: the command line's exit status."""
+
+    exit_status = 1
+
+
+class JobStopped(WorkerError):
+    """The Ray cluster a job runs on failed under it: it could not be joined or started (--ray-address), or it lost
+    the nodes its workers ran on and has no CPU left to replace them. Exit 2; the shards that finished are recorded,
+    so the same command resumes; str() is the one line."""
+
+    exit_status = 2
+
+    def __init__(self, why: str):
+        self.why = why
+        super().__init__(f"{why}; finished shards are kept: run the same command again to resume")
 
 
 class JobInterrupted(KeyboardInterrupt):
@@ -42,3 +62,36 @@ def check_at_least_one(**options: int | None) -> None:
     for name, value in options.items():
         if value is not None and value < 1:
             raise JobOptionError(name, "must be at least 1")
+
+
+STARTUP_TIMEOUT = ("Ray's processes did not come up in time (its GCS or a raylet was too slow to start, as on a busy "
+                   "machine)")
+
+
+def ray_reason(text: str) -> str:
+    """Why Ray failed, in one clause of our words, from the text of its exception (colour codes and all) and, where
+    there is any, what its C++ core logged meanwhile: a start that timed out, a cluster that wants an authentication
+    token, a dashboard URL given as the cluster's address; else Ray's first line (a temp directory that cannot be
+    created names it: 'No such file or directory: '/proc/nope'')."""
+    lines = [ln.strip() for ln in ANSI.sub("", text).splitlines() if ln.strip()]
+    flat = " ".join(lines)
+    if "timed out during startup" in flat or "GCS has become overloaded" in flat:
+        return STARTUP_TIMEOUT
+    if re.search(r"InvalidAuthToken|UNAUTHENTICATED|authentication token|auth(entication)? token is (missing|"
+                 r"invalid)", flat, re.IGNORECASE):
+        return ("the cluster requires an authentication token and refused this one (none, or not the cluster's): "
+                "set RAY_AUTH_MODE=token and give the cluster's token (RAY_AUTH_TOKEN, or `ray get-auth-token` on its "
+                "head)")
+    url = re.search(r"Invalid Ray address: '?(https?://[^'\s]+)", flat)
+    if url:
+        return dashboard_url(url.group(1))
+    return lines[0] if lines else "no reason given"
+
+
+def dashboard_url(url: str) -> str:
+    """The clause for a cluster address that is an http(s) URL: the dashboard's (what `ray job submit --address`
+    takes), not the cluster's own address, and what to give instead."""
+    host = re.sub(r"^https?://", "", url).split("/")[0].rsplit(":", 1)[0] or "HEAD"
+    return (f"{url} is the URL of a Ray dashboard (what `ray job submit --address` takes), not the cluster's address: "
+            f"give --ray-address {host}:6379 (the head's GCS port, as `ray start --head` printed it), or inside "
+            f"`ray job submit` leave RAY_ADDRESS as it sets it")

@@ -103,6 +103,7 @@ class AdaptivePlan:
         self._free: list[tuple[int, int]] | None = None    # the row ranges not yet cut, once the first is cut
         self.cutting = False                      # a shard was cut: no earlier run's shard is kept any more
         self._handed: dict[int, float] = {}
+        self._back: list[Shard] = []              # shards handed out but lost (their worker died): handed out first
 
     # -- an earlier run's shards ------------------------------------------------------------------------------------
     def accepts(self, entry: dict) -> bool:
@@ -155,14 +156,32 @@ class AdaptivePlan:
         return sum(b - a for a, b in self._gaps())
 
     def __bool__(self) -> bool:
-        return bool(self._gaps())
+        return bool(self._back) or bool(self._gaps())
+
+    def append(self, shard: Shard) -> None:
+        """A shard handed out whose worker was lost: the next pop hands it out again, with the same rows."""
+        self._handed.pop(shard.index, None)
+        self._back.append(shard)
+
+    def next_index(self) -> int | None:
+        """The index of the shard the next pop hands out (None when none is left)."""
+        if self._back:
+            return self._back[-1].index
+        free = self._gaps()
+        return free[0][0] if free else None
 
     def __len__(self) -> int:
         left = self.rows_left()
+        if self._back:
+            return len(self._back) + (0 if not left else math.ceil(left / max(1, min(self.sizer.next_rows(left), left))))
         return 0 if not left else math.ceil(left / max(1, min(self.sizer.next_rows(left), left)))
 
     def pop(self) -> Shard:
         """The next shard: the first free rows, as many as the sizer chooses (rounded up to a unit boundary)."""
+        if self._back:
+            shard = self._back.pop()
+            self._handed[shard.index] = self.clock()
+            return shard
         free = self._gaps()
         self.cutting = True
         if not free:

@@ -6,9 +6,12 @@ Each actor loads the spaCy pipeline and the model once (jobs.worker.WorkerState)
 with jobs.worker.run_shard, writing each shard's Parquet file atomically into the output directory (a shared
 filesystem on a multi-node cluster). A shard travels as its rows and byte offsets, never the text itself. The driver
 keeps one shard in flight per actor, hands an actor the next shard as soon as it returns one, and records each finished
-shard in the manifest as it comes back, so an interrupted run resumes where it stopped. Actors that die (a killed
-worker, a lost node) are restarted and their shard retried; shard output is deterministic, so a retried shard is
-identical. The actors are created as soon as the job's settings are final (RayRunner.start, called by run_job), so
+shard in the manifest as it comes back, so an interrupted run resumes where it stopped. An actor that dies (a killed
+worker, a lost node) is not restarted by Ray (a restart waits for ever where the lost node took the last free CPU):
+jobs.raypool hands its shard to the first free actor and asks for a new actor in its place, and stops a cluster job
+whose actors are all gone with no replacement within a bounded wait (JobStopped, exit 2, finished shards kept); shard
+output is deterministic, so a retried shard is identical. A local instance that does not start leaves the job to the
+driver (start_failed: one notice, the same output). The actors are created as soon as the job's settings are final (RayRunner.start, called by run_job), so
 that their start and spaCy load overlap with the driver's own work, and killed when the job ends (close).
 
 Plain actors, not a Ray Data actor pool (which this module used until the parse-cache issue): a shard is already a
@@ -45,7 +48,7 @@ import sys
 import time
 from typing import Callable, Sequence
 
-from peet_fast.jobs.errors import WorkerError
+from peet_fast.jobs.errors import WorkerError, ray_reason
 from peet_fast.jobs.raylog import stderr_without_known_noise
 # jobs.raypool: the actors' side of the dispatch; jobs.raystart: Ray's start and stop. Their public names (and those
 # the tests use) stay importable from here, as before the split.
@@ -144,7 +147,12 @@ class RayRunner:
         self._own: WorkerState | None = None        # the driver's own worker (a new local instance)
         self._starter: _RayStarter | None = None    # Ray's start in the background, while it runs
         self._actor_limit = workers
+        self._args: tuple = ()                      # the actors' constructor arguments (replacements get the same)
+        self._kind = "job"                          # the command (spec.kind) that names our lines
         self.ray_start_s: float | None = None       # how long the last start of Ray (ray.init) took
+        self.ray_failed: str | None = None          # why the local instance did not start (the driver went alone)
+        self.lost = 0                               # actors lost (a killed process, a lost node) in the last run
+        self._connected = False                     # this runner connected this process to Ray (not its caller)
 
     @staticmethod
     def in_process():
@@ -170,6 +178,8 @@ class RayRunner:
         own = self.address is None and (ray is None or not ray.is_initialized() or _ours(ray))
         self._actor_limit = wanted - 1 if own else wanted
         self._started_for = key
+        self._kind = spec.kind
+        self._args = args
         if own and wanted == 1:
             pass                                  # one shard: the driver computes it, no Ray
         elif own and _can_start_in_background():
@@ -182,21 +192,40 @@ class RayRunner:
             self._starter = _RayStarter(self, args)
             self._starter.start()
         else:
-            self._init_ray(own)     # first: the processes it starts keep the real stderr
-            self._quiet_output()
-            self._create_actors(args)
+            try:
+                self._init_ray(own)     # first: the processes it starts keep the real stderr
+                self._quiet_output()
+                self._create_actors(args)
+            except Exception as exc:  # noqa: BLE001 -- any failure of Ray's start: our own instance is not needed
+                if not own:
+                    raise
+                self.start_failed(exc)
         if own and self._own is None:
             self._own = WorkerState(spec)
 
     def _init_ray(self, own: bool) -> None:
         """init_ray, timed (ray_start_s); own: the instance is this runner's own, recorded as such (_ours)."""
+        import ray
+
         t = time.perf_counter()
+        self._connected = self._connected or not ray.is_initialized()
         init_ray(self.workers, self.address)
         self.ray_start_s = time.perf_counter() - t
         if own:
-            import ray
-
             _LOCAL_INSTANCE[:] = [_node_id(ray)]
+
+    def start_failed(self, exc: BaseException) -> None:
+        """Ray's start of this runner's own local instance failed or timed out (exc): the driver computes the job
+        alone, after one notice on stderr saying why (ray_failed)."""
+        if isinstance(exc, OSError) and exc.strerror:
+            why = f"{exc.filename}: {exc.strerror}" if exc.filename else exc.strerror
+        else:
+            why = ray_reason(str(exc)) if str(exc).strip() else type(exc).__name__
+        self.ray_failed = why
+        self._actors = []
+        self._actor_limit = 0
+        print(f"peet-fast {self._kind}: Ray did not start ({why}), so this process computes the job alone (the same "
+              f"output as --workers 1)", file=sys.stderr, flush=True)
 
     def _quiet_output(self) -> None:
         if self._stderr is None:
@@ -209,11 +238,20 @@ class RayRunner:
     def _create_actors(self, args: tuple) -> None:
         import ray
 
-        # restarted without limit where a worker dies (a killed process, a lost node), its shard retried: shard
-        # output is deterministic, so a retried shard is identical; a constructor that raises is not retried (Ray)
+        # replaced where a worker dies (a killed process, a lost node), its shard handed to another: shard output is
+        # deterministic, so a retried shard is identical; a constructor that raises is not retried (jobs.raypool)
         # two threads: rows() answers while a shard runs (progress inside a shard); one shard at a time per actor
-        actor = ray.remote(num_cpus=1, max_restarts=-1, max_task_retries=-1, max_concurrency=2)(self.actor_class)
-        self._actors = [actor.remote(*args) for _ in range(max(0, self._actor_limit))]
+        self._actors = [self.new_actor() for _ in range(max(0, self._actor_limit))]
+
+    def new_actor(self):
+        """A new actor of actor_class with this job's arguments (a replacement for a lost one, jobs.raypool). Ray never
+        restarts it, nor retries its calls: a restart waits for a CPU that a lost node took with it, for ever; the
+        driver hands a lost actor's shard to a live actor and replaces it itself, within a bounded wait
+        (raypool.REPLACE_WAIT_S)."""
+        import ray
+
+        actor = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0, max_concurrency=2)(self.actor_class)
+        return actor.remote(*self._args)
 
     def _end_start(self, wait: bool = True) -> None:
         """A background start of Ray creates no actors once it is over; wait for it to be over, unless this process
@@ -261,15 +299,15 @@ class RayRunner:
         try:
             self._dispatch(shards, out_dir, on_done)
         except BaseException:
-            # an interruption or a failure: stop Ray (its actors with them) at once and quietly -- killing an actor
-            # in the middle of a shard makes Ray's driver print a retry notice later; the driver then records what
-            # finished
+            # an interruption or a failure: stop the Ray this runner started or joined (its actors with it) at once
+            # and quietly; the driver then records what finished. A Ray instance its caller connected to stays
+            # (close() kills the job's actors there)
             if self._starter is not None:
                 with self._starter.lock:
                     self._starter.cancelled = True
-            if "ray" in sys.modules:           # (a one-shard job of the driver's own never imported it)
+            if self._connected and "ray" in sys.modules:     # (a one-shard job of the driver's own: no Ray)
                 _stop_quietly()
-            self._actors = []
+                self._actors = []
             raise
         finally:
             self.close()
@@ -288,6 +326,7 @@ class RayRunner:
         Runner.run)."""
         on_rows = getattr(on_done, "rows", None)
         pool = _ActorPool(self, out_dir, on_done, on_rows)
+        self.lost = 0
         todo = pool.todo = stack(shards)        # a list popped from the end, or shards cut as they are popped
         own = self._own
         with _signals_kept() as raise_kept:
@@ -299,18 +338,18 @@ class RayRunner:
                     pool.step(block=False)
 
                 own.on_rows = rows
-                taken = 0
-                while todo:
-                    if not self.driver_takes_next(taken, pool.handed) and pool.may_have_actors():
-                        pool.step(block=True)        # held back: the actors meanwhile
-                        continue
+            taken = 0
+            # the driver (where it computes) takes the next shard unless driver_takes_next holds it back while actors
+            # may still come; a shard an actor lost comes back to todo, for whoever is free first
+            while todo or pool.busy():
+                if todo and own is not None and (self.driver_takes_next(taken, pool.handed)
+                                                 or not pool.may_have_actors()):
                     shard = todo.pop()
                     taken += 1
                     on_done(run_shard(own, shard, out_dir))
                     pool.step(block=False)
-            while pool.busy() or (todo and pool.may_have_actors()):
-                pool.step(block=True)
-            if todo:
-                raise WorkerError("no Ray actor started, and shards are left")
+                elif todo and not pool.busy() and not pool.may_have_actors():
+                    raise WorkerError("no Ray actor started, and shards are left")
+                else:
+                    pool.step(block=True)
             raise_kept()
-

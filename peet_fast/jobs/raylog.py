@@ -14,7 +14,11 @@
   be going (`score ... > out.tsv`): errors_to_stderr() sends them to stderr, unchanged;
 - stopping a job on Ctrl-C shuts Ray down with tasks in flight, on which Ray's C++ core worker logs lines such as
   "task_manager.cc: Failed to push error to driver for task ..." straight to file descriptor 2: jobs.ray runs that
-  shutdown inside fd2_silenced()."""
+  shutdown inside fd2_silenced();
+- joining a cluster that refuses this process's authentication token makes Ray's C++ core log "InvalidAuthToken"
+  lines to file descriptor 2 while Ray's exception only says it failed to connect: jobs.raystart joins a cluster
+  inside fd2_captured(), names authentication in its one line where those lines say so, and passes what was captured
+  on to stderr unchanged where the join succeeds."""
 from __future__ import annotations
 
 import contextlib
@@ -122,3 +126,28 @@ def fd2_silenced() -> Iterator[None]:
     """Within the block, whatever is written to file descriptor 2 (Python's stderr and Ray's C++ logs) is discarded."""
     with _fd2_replaced(os.open(os.devnull, os.O_WRONLY)):
         yield
+
+
+@contextlib.contextmanager
+def fd2_captured() -> Iterator[bytearray]:
+    """Within the block, whatever is written to file descriptor 2 goes into the bytearray yielded (complete once the
+    block has ended) instead of the real stderr."""
+    read_end, write_end = os.pipe()
+    captured = bytearray()
+
+    def collect() -> None:
+        while True:
+            data = os.read(read_end, 1 << 16)
+            if not data:
+                return
+            captured.extend(data)
+
+    pump = threading.Thread(target=collect, name="peet-fast-stderr-capture", daemon=True)
+    pump.start()
+    try:
+        with _fd2_replaced(write_end):
+            yield captured
+    finally:
+        pump.join(timeout=5)
+        if not pump.is_alive():
+            os.close(read_end)

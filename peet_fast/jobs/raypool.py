@@ -14,10 +14,12 @@ import time
 import traceback
 from typing import Callable, Iterator
 
-from peet_fast.jobs.errors import WorkerError
-from peet_fast.jobs.raystart import ANSI
+from peet_fast.jobs.errors import ANSI, WorkerError
 
 POLL_S = 1.0            # how often the driver asks a busy actor for its rows done in the shard it runs
+REPLACE_WAIT_S = float(os.environ.get("PEET_FAST_RAY_REPLACE_S", "120"))   # how long a lost actor's replacement
+#                         may take to be ready before a job with no actor left stops (no CPU left on the cluster)
+REPLACEMENTS = 3        # lost actors replaced per worker at most (a worker that keeps dying is not replaced for ever)
 
 
 class RemoteTraceback(Exception):
@@ -71,7 +73,14 @@ def worker_failure(exc: BaseException) -> WorkerError:
 
 class _ActorPool:
     """The actors' side of RayRunner._dispatch: step() hands free actors the next shards, collects what finished
-    and asks busy actors for their rows done; it waits (block) up to POLL_S / 2 for something to happen."""
+    and asks busy actors for their rows done; it waits (block) up to POLL_S / 2 for something to happen.
+
+    An actor that dies (its process killed, its node lost: Ray's RayActorError, not a failure of its constructor)
+    is dropped, its shard goes back to todo for the first worker free (shard output is deterministic), and a new
+    actor is asked for in its place (up to REPLACEMENTS per worker). Where no actor is left ready and no replacement
+    has come within REPLACE_WAIT_S (no CPU left: the node and its CPUs are gone), and the driver does not compute
+    itself, the job stops with a JobStopped (exit 2, finished shards kept). Meanwhile the progress callback hears
+    from the pool at least every POLL_S, so that progress lines go on."""
 
     def __init__(self, runner, out_dir: str, on_done: Callable[[dict], None],
                  on_rows: Callable[[int, int], None] | None):
@@ -82,10 +91,16 @@ class _ActorPool:
         self.todo: list = []
         self.raise_kept: Callable[[], None] = lambda: None
         self.waiting: dict = {}          # call -> (actor, its shard or None)
-        self.polls: dict = {}            # rows() call -> its actor's position in runner._actors
-        self.asked: list[float] = []
+        self.polls: dict = {}            # rows() call -> its actor
+        self.asked: dict[int, float] = {}    # id(actor) -> when its rows were last asked for
         self.joined = False              # Ray is up and the actors' ready() calls are out
         self.handed = 0                  # shards handed to actors so far
+        self.ready: set[int] = set()     # id() of the actors whose pipeline is loaded (alive)
+        self.idle: list = []             # ready actors with no shard (none left to hand them when they asked)
+        self.lost = 0                    # actors lost so far
+        self.replacing_since: float | None = None    # when the pool was left with no ready actor after a loss
+        self.seen: dict[int, int] = {}   # rows done in each shard an actor runs, as last reported
+        self.told = time.monotonic()     # when on_rows was last called
 
     def may_have_actors(self) -> bool:
         return not self.joined or bool(self.waiting)
@@ -101,11 +116,11 @@ class _ActorPool:
             self.raise_kept()
             return False
         if starter is not None and starter.error is not None:
-            raise starter.error
+            if self.runner._own is None:
+                raise starter.error
+            self.runner.start_failed(starter.error)      # the driver goes on alone, after one notice
         self.joined = True
-        actors = self.runner._actors
-        self.asked = [0.0] * len(actors)
-        self.waiting.update({a.ready.remote(): (a, None) for a in actors})
+        self.waiting.update({a.ready.remote(): (a, None) for a in self.runner._actors})
         return True
 
     def step(self, block: bool) -> None:
@@ -126,33 +141,97 @@ class _ActorPool:
                 del self.polls[ref]
                 with contextlib.suppress(ray.exceptions.RayError):     # a dead actor: its shard says why
                     done = ray.get(ref)
-                    if done is not None:
-                        self.on_rows(*done)
+                    if done is not None and done[0] in self.seen:
+                        self.seen[done[0]] = done[1]
+                        self._tell(*done)
+                continue
+            if ref not in self.waiting:               # a call of an actor lost in this step (_lose)
                 continue
             actor, shard = self.waiting.pop(ref)
-            result = _result(ref)
+            try:
+                result = ray.get(ref)
+            except ray.exceptions.RayActorError as exc:
+                if exc.actor_init_failed:           # its constructor (or import) failed: so would a new one's
+                    raise worker_failure(exc) from exc
+                self._lose(actor, shard)
+                continue
+            except ray.exceptions.RayError as exc:
+                raise worker_failure(exc) from exc
             if "error" in result:
                 raise _as_driver_error(exception_from_record(result["error"]), self.out_dir)
+            self.ready.add(id(actor))
+            self.replacing_since = None
             if shard is not None:
+                self.seen.pop(shard.index, None)
                 self.on_done(result["entry"])
-            if self.todo:
-                shard = self.todo.pop()
-                self.waiting[actor.shard.remote(shard)] = (actor, shard)
-                self.handed += 1
+                self.told = time.monotonic()
+            self.idle.append(actor)
+        while self.todo and self.idle:            # (a lost actor's shard comes back when the others may be idle)
+            actor = self.idle.pop(0)
+            shard = self.todo.pop()
+            self.waiting[actor.shard.remote(shard)] = (actor, shard)
+            self.seen[shard.index] = 0
+            self.handed += 1
+        if block:
+            self._check_capacity()
+
+    def _lose(self, actor, shard) -> None:
+        """An actor died (not its constructor's failure): its shard back to todo, a new actor in its place."""
+        import ray
+
+        self.lost += 1
+        self.runner.lost = self.lost
+        self.ready.discard(id(actor))
+        with contextlib.suppress(Exception):
+            ray.kill(actor, no_restart=True)
+        actors = self.runner._actors
+        actors[:] = [a for a in actors if a is not actor]
+        for ref, (other, _) in list(self.waiting.items()):
+            if other is actor:                     # (a ready() and a shard() call of one actor both fail)
+                del self.waiting[ref]
+        for ref, other in list(self.polls.items()):
+            if other is actor:
+                del self.polls[ref]
+        if shard is not None:
+            self.seen.pop(shard.index, None)
+            self.todo.append(shard)                # the next handed out
+        if not self.ready and self.replacing_since is None:
+            self.replacing_since = time.monotonic()
+        if self.lost <= REPLACEMENTS * max(1, self.runner.workers):
+            new = self.runner.new_actor()
+            actors.append(new)
+            self.waiting[new.ready.remote()] = (new, None)
+
+    def _check_capacity(self) -> None:
+        """Stop the job where it cannot go on: no actor ready, none come within REPLACE_WAIT_S of a loss, and the
+        driver does not compute (JobStopped); meanwhile keep the progress callback hearing from the pool."""
+        from peet_fast.jobs.errors import JobStopped
+
+        now = time.monotonic()
+        if self.on_rows is not None and now - self.told >= POLL_S:
+            self.told = now
+            index, rows = next(iter(self.seen.items()), (_next_index(self.todo), 0))
+            if index is not None:
+                self.on_rows(index, rows)
+        if (self.replacing_since is not None and not self.ready and self.runner._own is None
+                and now - self.replacing_since >= REPLACE_WAIT_S and (self.todo or self.busy())):
+            raise JobStopped(f"{self.lost} Ray worker{'s' if self.lost > 1 else ''} lost (a node left the cluster, "
+                             f"or a worker process was killed) and none could be replaced within "
+                             f"{REPLACE_WAIT_S:g} s: no CPU left for them")
+
+    def _tell(self, index: int, rows: int) -> None:
+        self.told = time.monotonic()
+        self.on_rows(index, rows)
 
     def _poll(self) -> None:
         """Ask each actor running a shard, and not asked in the last POLL_S seconds, for its rows done."""
         now = time.monotonic()
-        pending = set(self.polls.values())
-        actors = self.runner._actors
+        pending = {id(a) for a in self.polls.values()}
         for actor, shard in self.waiting.values():
-            if shard is None:
+            if shard is None or id(actor) in pending or now - self.asked.get(id(actor), 0.0) < POLL_S:
                 continue
-            k = next((i for i, a in enumerate(actors) if a is actor), None)
-            if k is None or k in pending or now - self.asked[k] < POLL_S:
-                continue
-            self.asked[k] = now
-            self.polls[actor.rows.remote()] = k
+            self.asked[id(actor)] = now
+            self.polls[actor.rows.remote()] = actor
 
 
 @contextlib.contextmanager
@@ -185,18 +264,15 @@ def _signals_kept() -> Iterator[Callable[[], None]]:
             signal.signal(sig, handler)
 
 
-def _result(ref) -> dict:
-    """The value of a finished actor call; a Ray failure that carries no exception of ours (an actor whose import
-    failed, a lost node or cluster) as a WorkerError of one line."""
-    import ray
-
-    try:
-        return ray.get(ref)
-    except ray.exceptions.RayError as exc:
-        raise worker_failure(exc) from exc
-
 def _as_driver_error(exc: BaseException, out_dir: str) -> BaseException:
     """An exception from an actor as the driver names things: the output directory as it was given here."""
     if isinstance(exc, OSError) and exc.filename == os.path.abspath(out_dir):
         exc.filename = out_dir
     return exc
+
+
+def _next_index(todo) -> int | None:
+    """The index of the shard todo hands out next: a planned list's last, or an adaptive plan's next cut."""
+    if hasattr(todo, "next_index"):
+        return todo.next_index()
+    return todo[-1].index if todo else None

@@ -20,10 +20,8 @@ import warnings
 from typing import Iterator
 
 import peet_fast
-from peet_fast.jobs.errors import WorkerError
+from peet_fast.jobs.errors import ANSI, JobStopped, WorkerError, dashboard_url, ray_reason  # noqa: F401 -- ANSI
 from peet_fast.jobs.raylog import errors_to_stderr, fd2_silenced, quiet_auth_notice
-
-ANSI = re.compile(r"\x1b\[[0-9;]*m")      # the colour codes in Ray's messages
 
 
 def _import_root() -> str:
@@ -164,6 +162,8 @@ def init_ray(workers: int, address: str | None) -> None:
             raise WorkerError(NO_USER_CLUSTER)
         address, source = found
         given = f"{address} (--ray-address auto: {source})"
+    if re.match(r"https?://", address or ""):
+        raise JobStopped(f"--ray-address {requested}: {dashboard_url(address)}")
     # a given address is checked as before; one 'auto' found where it has that form (not a dashboard URL)
     why = unreachable(address) if address and (given == address or _HOST_PORT.fullmatch(address)) else None
     if why is not None:
@@ -175,21 +175,7 @@ def init_ray(workers: int, address: str | None) -> None:
               "logging_level": logging.WARNING}
     sigterm = signal.getsignal(signal.SIGTERM)
     if address:
-        # the workers' own empty working_dir (uploaded by ray.init: only needed here), so Ray does not put the
-        # driver's working directory first on their sys.path
-        with tempfile.TemporaryDirectory(prefix="peet-fast-ray-") as empty:
-            if not _in_submitted_job():
-                kwargs["runtime_env"] = {"working_dir": empty}
-            try:
-                with warnings.catch_warnings():     # Ray's UserWarning on a timeout: our one line says it
-                    warnings.simplefilter("ignore")
-                    ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
-            except ConnectionError as exc:
-                raise no_cluster(requested, exc) from None
-            except Exception as exc:      # noqa: BLE001 -- Ray raises several types: one line naming the address
-                lines = [ln.strip() for ln in ANSI.sub("", str(exc)).splitlines() if ln.strip()]
-                raise WorkerError(f"cannot join the Ray cluster at {given}: "
-                                  f"{lines[0] if lines else type(exc).__name__}") from exc
+        _join_cluster(address, requested, given, kwargs)
     else:
         from peet_fast.jobs.raywatch import start_watchdog
 
@@ -204,6 +190,38 @@ def init_ray(workers: int, address: str | None) -> None:
                      _system_config={"prestart_worker_first_driver": False, "worker_niceness": 0}, **kwargs)
     if sigterm is not None and threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
+
+
+def _join_cluster(address: str, requested: str, given: str, kwargs: dict) -> None:
+    """ray.init of the cluster at address (given: how to name it, requested: the --ray-address as given), with the
+    workers' own empty working_dir (uploaded by ray.init: only needed here), so that Ray does not put the driver's
+    working directory first on their sys.path. What Ray's C++ core logs meanwhile is captured (raylog.fd2_captured):
+    passed on where the join succeeds, read for the cause (an authentication token refused) where it fails. A failure
+    is one line: no_cluster's (exit 1) where no cluster answers, else a JobStopped (exit 2) in our words."""
+    import ray
+
+    from peet_fast.jobs.raylog import fd2_captured
+
+    with tempfile.TemporaryDirectory(prefix="peet-fast-ray-") as empty:
+        if not _in_submitted_job():
+            kwargs = dict(kwargs, runtime_env={"working_dir": empty})
+        failure = None
+        with fd2_captured() as logged:
+            try:
+                with warnings.catch_warnings():     # Ray's UserWarning on a timeout: our one line says it
+                    warnings.simplefilter("ignore")
+                    ray.init(address=address, **{k: v for k, v in kwargs.items() if k != "include_dashboard"})
+            except Exception as exc:      # noqa: BLE001 -- Ray raises several types: one line naming the address
+                failure = exc
+        text = logged.decode("utf-8", "replace")
+        if failure is None:
+            if logged:
+                os.write(2, bytes(logged))
+            return
+        why = ray_reason(f"{failure}\n{text}" if "InvalidAuthToken" in text else str(failure))
+        if isinstance(failure, ConnectionError) and "authentication token" not in why:
+            raise no_cluster(requested, failure) from None
+        raise JobStopped(f"cannot join the Ray cluster at {given}: {why}") from failure
 
 
 def no_cluster(address: str, exc: ConnectionError) -> WorkerError:

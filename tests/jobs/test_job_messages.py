@@ -1,9 +1,13 @@
 """Messages of jobs that say what to do (issue 21, point 3): a job directory refused as another job's output names
 each setting that differs, with both values (a manifest written before settings were recorded keeps the general
-message); --ray-address with no cluster to join is one line of ours, naming --workers N, and no text of Ray's."""
+message); --ray-address with no cluster to join is one line of ours, naming --workers N, and no text of Ray's; Ray's
+failures (a start that timed out, a token refused, a dashboard URL for the cluster's address) in our words (issue
+33)."""
 from __future__ import annotations
 
 import json
+import os
+import re
 
 from conftest import SPACY_MODEL
 
@@ -86,3 +90,82 @@ def test_ray_address_without_a_cluster_is_one_line_naming_workers(capsys, tmp_pa
         assert "--address" not in err.replace("--ray-address", "") and "RAY_ADDRESS` " not in err
         assert not (tmp_path / "job").exists()
     listening.close()
+
+
+# Ray's texts (its exception, with what its C++ core logged meanwhile where that names the cause) -> our clause
+# (jobs.errors.ray_reason): never Ray's text cut at a colon, never a flag peet-fast does not have
+AUTH = ("the cluster requires an authentication token and refused this one (none, or not the cluster's): set "
+        "RAY_AUTH_MODE=token and give the cluster's token (RAY_AUTH_TOKEN, or `ray get-auth-token` on its head)")
+REASONS = {
+    "The current node timed out during startup. This could happen because some of the raylet failed to startup or "
+    "the GCS has become overloaded.":
+        "Ray's processes did not come up in time (its GCS or a raylet was too slow to start, as on a busy machine)",
+    "Failed to connect to GCS at address 10.0.0.1:6379 within 5 seconds.\n[2026-12-01 10:00:00,000 E 1 1] "
+    "gcs_rpc_client.h:150: InvalidAuthToken: Authentication token is missing or incorrect": AUTH,
+    "\x1b[31mToken authentication is enabled but no authentication token was found\x1b[0m": AUTH,
+    "Invalid Ray address: 'http://10.0.0.1:8265'. It looks like you set RAY_ADDRESS to an HTTP address (e.g. the API "
+    "server address). To fix this, either:\n  1. Unset RAY_ADDRESS if you are running from a Ray node, or\n  2. Set "
+    "RAY_ADDRESS to the GCS address instead (e.g. <head_node_ip>:6379).":
+        "http://10.0.0.1:8265 is the URL of a Ray dashboard (what `ray job submit --address` takes), not the "
+        "cluster's address: give --ray-address 10.0.0.1:6379 (the head's GCS port, as `ray start --head` printed "
+        "it), or inside `ray job submit` leave RAY_ADDRESS as it sets it",
+    "\n\x1b[33mSomething else went wrong\x1b[0m\nmore detail": "Something else went wrong",
+}
+
+
+def test_ray_failures_are_told_in_our_words():
+    from peet_fast.jobs.errors import ray_reason
+
+    for text, reason in REASONS.items():
+        assert ray_reason(text) == reason, text
+
+
+def test_dashboard_url_as_the_cluster_address_says_what_to_give_instead(capsys, tmp_path, monkeypatch):
+    """RAY_ADDRESS=http://HOST:DASHBOARD_PORT (what `ray job submit --address` takes) with --ray-address auto: one
+    line naming the URL and what to give instead, exit 2 (it used to end cut at Ray's 'To fix this, either:')."""
+    mo = tmp_path / "mo.txt"
+    mo.write_text("He go home .\n")
+    monkeypatch.setenv("RAY_ADDRESS", "http://127.0.0.1:8265")
+    rc, err = featurize(capsys, "--hyp", mo, "--ref", mo, "--out", tmp_path / "job", "--ray-address", "auto")
+    assert rc == 2
+    assert err.splitlines() == [
+        "peet-fast featurize: error: --ray-address auto: http://127.0.0.1:8265 is the URL of a Ray dashboard (what "
+        "`ray job submit --address` takes), not the cluster's address: give --ray-address 127.0.0.1:6379 (the head's "
+        "GCS port, as `ray start --head` printed it), or inside `ray job submit` leave RAY_ADDRESS as it sets it; "
+        "finished shards are kept: run the same command again to resume"]
+    assert not (tmp_path / "job").exists()
+
+
+def test_a_cluster_refusing_the_token_names_authentication(capfd, tmp_path, monkeypatch):
+    """A cluster that requires an authentication token: Ray's core logs InvalidAuthToken lines on file descriptor 2
+    while ray.init fails with 'Failed to connect'; the one line names authentication (exit 2), and none of Ray's lines
+    reach the terminal."""
+    import socket
+
+    import ray
+
+    mo = tmp_path / "mo.txt"
+    mo.write_text("He go home .\n")
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    port = listening.getsockname()[1]
+    monkeypatch.setenv("RAY_ADDRESS", f"127.0.0.1:{port}")
+
+    def refused(*args, **kwargs):
+        for _ in range(6):
+            os.write(2, b"[2026-12-01 10:00:00,000 E 1 1] gcs_rpc_client.h:150: InvalidAuthToken: Authentication "
+                        b"token is missing or incorrect\n")
+        raise ConnectionError(f"Failed to connect to GCS at address 127.0.0.1:{port} within 5 seconds.")
+
+    monkeypatch.setattr(ray, "init", refused)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    try:
+        assert main(["featurize", "--hyp", str(mo), "--ref", str(mo), "--out", str(tmp_path / "job"), "--ray-address",
+                     "auto", *SPACY]) == 2
+    finally:
+        listening.close()
+    out, err = capfd.readouterr()
+    assert err.splitlines() == [
+        f"peet-fast featurize: error: cannot join the Ray cluster at 127.0.0.1:{port} (--ray-address auto: "
+        f"RAY_ADDRESS): {AUTH}; finished shards are kept: run the same command again to resume"]

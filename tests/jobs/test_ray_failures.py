@@ -138,3 +138,88 @@ def test_full_disk_is_one_line_exit_1_with_or_without_ray(tmp_path):
         assert len(lines) == 1 and re.fullmatch(
             r"peet-fast featurize: error: job/: No space left on device \(shard [012]\)", lines[0]), run.stderr
         assert not list((tmp_path / "job").glob("part-*"))
+
+
+# Ray's own start fails in two ways here: a temp directory it cannot create (RAY_TMPDIR=/proc/nope: a real start),
+# and its start-up timeout on a loaded machine, raised where init_ray runs (the text Ray 2.x raises, node.py)
+STARTUP_TIMEOUT = ("The current node timed out during startup. This could happen because some of the raylet failed "
+                   "to startup or the GCS has become overloaded.")
+TIMES_OUT = ("import sys\nimport peet_fast.jobs.ray as r\n"
+             "def init_ray(*a, **k):\n    raise Exception(%r)\n"
+             "r.init_ray = init_ray\nfrom peet_fast.cli import main\nsys.exit(main())\n" % STARTUP_TIMEOUT)
+
+
+@pytest.mark.parametrize("case", ["unwritable temp directory", "start-up timeout"])
+def test_ray_that_does_not_start_leaves_the_job_to_the_driver(tmp_path, case):
+    """--workers 2 where Ray's local instance does not start: one notice saying why, exit 0, and the output of
+    --workers 1 (the driver, which computes shards while Ray starts, finishes the job alone). It used to end the job:
+    exit 1 with `error: /proc/nope: No such file or directory`, or a 60-line traceback of Ray's timeout."""
+    write_pairs(tmp_path)
+    args = ["featurize", "--mo", "mo.txt", "--trg", "trg.txt", "--spacy-model", SPACY_MODEL, "--shard-rows", "5"]
+    if case == "start-up timeout":
+        run = run_driver(tmp_path, tmp_path, [*args, "--out", "job", "--workers", "2"], code=TIMES_OUT)
+        why = ("Ray's processes did not come up in time (its GCS or a raylet was too slow to start, as on a busy "
+               "machine)")
+    else:
+        bindir = tmp_path / "bin"
+        bindir.mkdir()
+        (bindir / "driver.py").write_text(DRIVER)
+        env = dict(os.environ, PYTHONPATH=str(REPO), RAY_TMPDIR="/proc/nope", RAY_AUTH_MODE="disabled",
+                   RAY_USAGE_STATS_ENABLED="0")
+        env.pop("RAY_ADDRESS", None)
+        run = subprocess.run([sys.executable, str(bindir / "driver.py"), *args, "--out", "job", "--workers", "2"],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+        why = "/proc/nope: No such file or directory"
+    assert run.returncode == 0, run.stderr[-3000:]
+    assert "Traceback" not in run.stderr
+    notices = [ln for ln in our_lines(run.stderr) if "Ray" in ln]
+    assert notices == [f"peet-fast featurize: Ray did not start ({why}), so this process computes the job alone "
+                       f"(the same output as --workers 1)"], run.stderr
+    assert main([*[str(tmp_path / a) if a.endswith(".txt") else a for a in args], "--out", str(tmp_path / "one")]) == 0
+    assert pq.read_table(tmp_path / "job").equals(pq.read_table(tmp_path / "one"))
+
+
+def test_cluster_that_does_not_start_stops_the_job_in_one_line_keeping_its_shards(tmp_path, monkeypatch, capsys):
+    """--ray-address (a cluster of the user's) whose ray.init times out: one line of ours, exit 2, the shards an
+    earlier run finished are kept, and the same command resumes once the cluster answers (here: --workers 1)."""
+    import socket
+
+    import ray
+
+    write_pairs(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    args = ["featurize", "--mo", "mo.txt", "--trg", "trg.txt", "--spacy-model", SPACY_MODEL, "--shard-rows", "5",
+            "--out", "job"]
+    assert main(args) == 0
+    assert main([*args[:-1], "one"]) == 0
+    parts = sorted((tmp_path / "job").glob("part-*"))
+    assert len(parts) == 5
+    parts[2].unlink()                                   # a shard left to compute
+    listening = socket.socket()
+    listening.bind(("127.0.0.1", 0))
+    listening.listen()
+    port = listening.getsockname()[1]
+    (tmp_path / "raytmp" / "ray").mkdir(parents=True)
+    (tmp_path / "raytmp" / "ray" / "ray_current_cluster").write_text(f"127.0.0.1:{port}")
+    monkeypatch.setenv("RAY_TMPDIR", str(tmp_path / "raytmp"))
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+
+    def times_out(*a, **k):
+        raise Exception(STARTUP_TIMEOUT)
+
+    monkeypatch.setattr(ray, "init", times_out)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    capsys.readouterr()
+    try:
+        assert main([*args, "--ray-address", "auto"]) == 2
+    finally:
+        listening.close()
+    assert our_lines(capsys.readouterr().err) == [
+        f"peet-fast featurize: error: cannot join the Ray cluster at 127.0.0.1:{port} (--ray-address auto: the "
+        f"cluster `ray start` started here): Ray's processes did not come up in time (its GCS or a raylet was too "
+        f"slow to start, as on a busy machine); finished shards are kept: run the same command again to resume"]
+    assert sorted((tmp_path / "job").glob("part-*")) == [*parts[:2], *parts[3:]]
+    monkeypatch.undo()
+    monkeypatch.chdir(tmp_path)
+    assert main(args) == 0
+    assert pq.read_table(tmp_path / "job").equals(pq.read_table(tmp_path / "one"))

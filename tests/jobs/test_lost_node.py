@@ -1,0 +1,135 @@
+"""A lost node never hangs a job (issue 33): on a two-node Ray cluster (ray.cluster_utils.Cluster, one CPU per node),
+the second node is removed (its raylet killed, as `kill -9` of a machine's raylet) right after the first shard
+finishes. The shard its actor was computing is handed to the actor left, and the output is that of one process.
+Then, with no CPU left anywhere for a replacement, the job stops in one line (JobStopped: exit 2 on the command line)
+within the replacement wait, its finished shards kept, progress heard meanwhile; once a CPU is free again the same
+job resumes and its output is again that of one process.
+
+The cluster runs in a subprocess of its own (a process can be connected to one Ray instance only, and the suite's own
+may be up in this one); the node is removed from the runner's own on_done hook, never after a sleep, and every wait
+is on an explicit event (Ray's detection of the lost node, a shard's end), with generous bounds."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURES, SPACY_MODEL
+
+pytest.importorskip("ray")
+REPO = Path(__file__).resolve().parents[2]
+
+SCRIPT = r'''
+import json, sys, time
+import ray
+from ray.cluster_utils import Cluster
+
+from peet_fast.jobs import JobSpec, LocalRunner, RayRunner, run_job, text_source
+from peet_fast.jobs.errors import JobStopped
+from peet_fast.jobs.manifest import Manifest  # noqa: F401 -- (imported by run_job)
+
+model, work = sys.argv[1], sys.argv[2]
+report = {}
+
+
+def spec():
+    return JobSpec("featurize", text_source([f"{work}/mo.txt", f"{work}/trg.txt"]), spacy_model=model,
+                   shard_rows=3, cache={"cache": False})
+
+
+class LosesNode(RayRunner):
+    """Removes `node` (its raylet killed, no graceful drain) right after the first shard this job finishes."""
+
+    node = None
+    removed_at = None
+
+    def run(self, spec, shards, out_dir, on_done):
+        def done(entry):
+            on_done(entry)
+            if self.removed_at is None:
+                cluster.remove_node(self.node, allow_graceful=False)
+                self.removed_at = time.monotonic()
+
+        done.rows = getattr(on_done, "rows", None)
+        super().run(spec, shards, out_dir, done)
+
+
+cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1})
+second = cluster.add_node(num_cpus=1)
+cluster.wait_for_nodes()
+ray.init(address=cluster.address, log_to_driver=False)
+run_job(spec(), f"{work}/one", LocalRunner())
+
+# 1. two actors, one on each node; the second node is lost: its shard goes to the first actor
+runner = LosesNode(2)
+runner.node = second
+run_job(spec(), f"{work}/two", runner)
+report["lost_two"] = runner.lost
+
+# 2. one actor, on a third node; the head's CPU held by another actor: the lost actor cannot be replaced
+@ray.remote(num_cpus=1)
+class Hold:
+    def ping(self):
+        return 1
+
+
+hold = Hold.remote()
+ray.get(hold.ping.remote(), timeout=600)
+third = cluster.add_node(num_cpus=1)
+cluster.wait_for_nodes()
+runner = LosesNode(1)
+runner.node = third
+heard = []
+
+
+def progress(done, total):
+    heard.append(time.monotonic())
+
+
+try:
+    run_job(spec(), f"{work}/stopped", runner, progress)
+    report["stopped"] = None
+except JobStopped as exc:
+    report["stopped"] = str(exc)
+report["heard_after_loss"] = sum(t > runner.removed_at for t in heard) if runner.removed_at else 0
+report["kept"] = len(json.load(open(f"{work}/stopped/_manifest.json"))["shards"])
+report["lost_stopped"] = runner.lost
+
+# 3. the CPU is free again: the same job resumes
+ray.kill(hold)
+run_job(spec(), f"{work}/stopped", RayRunner(1))
+print(json.dumps(report), flush=True)
+'''
+
+
+def test_a_lost_node_hands_its_shard_on_or_stops_the_job_resumable(tmp_path):
+    import pyarrow.parquet as pq
+
+    rows = [line.split("\t") for line in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if line][:30]
+    (tmp_path / "mo.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
+    (tmp_path / "trg.txt").write_text("".join(r[1] + "\n" for r in rows), "utf-8")
+    (tmp_path / "lost.py").write_text(SCRIPT)
+    env = dict(os.environ, PYTHONPATH=str(REPO), RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0",
+               PEET_FAST_RAY_REPLACE_S="10")
+    env.pop("RAY_ADDRESS", None)
+    run = subprocess.run([sys.executable, str(tmp_path / "lost.py"), SPACY_MODEL, str(tmp_path)], cwd=tmp_path,
+                         env=env, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stderr[-4000:]
+    report = json.loads(run.stdout.strip().splitlines()[-1])
+    print(report)
+    one = pq.read_table(tmp_path / "one")
+    # 1. the second node's actor was lost mid-job; its shard was recomputed by the other: the same output
+    assert report["lost_two"] >= 1
+    assert pq.read_table(tmp_path / "two").equals(one)
+    # 2. no CPU for a replacement: one line, the finished shards kept, progress heard while it waited
+    assert report["lost_stopped"] >= 1
+    assert report["stopped"] == (
+        "1 Ray worker lost (a node left the cluster, or a worker process was killed) and none could be replaced "
+        "within 10 s: no CPU left for them; finished shards are kept: run the same command again to resume")
+    assert 1 <= report["kept"] < 10
+    assert report["heard_after_loss"] >= 1
+    # 3. resumed: the output of one process
+    assert pq.read_table(tmp_path / "stopped").equals(one)
