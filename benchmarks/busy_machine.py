@@ -127,7 +127,8 @@ def run(argv: list[str], out: str, env: dict, interrupt_at: float | None) -> dic
         except OSError:
             pass
     wall = ended - t0
-    res = {"exit": proc.returncode, "wall_s": round(wall, 2), "first_shard_s": None if first is None else round(first, 2),
+    res = {"exit": proc.returncode, "wall_s": round(wall, 2),
+           "first_shard_s": None if first is None else round(first, 2),
            "driver_cpu_share": round(tree.driver_s() / wall, 3),
            "actor_cpu_shares": [round(tree.cpu[a] / wall, 3) for a in tree.actors()],
            # while each lived (an actor starts once Ray is up; the driver computes from the start)
@@ -182,8 +183,8 @@ def report(res: dict) -> None:
             f"{x:.2f}" for x in [s["full"]["driver_cpu_share_alive"], *s["full"]["actor_cpu_shares_alive"]])),
         ("actors up at", lambda s: " ".join(_s(x) for x in s["full"]["actor_start_s"]) or "-"),
     ]
-    head = f"{'':36}" + "".join(f"{c['name'] + (' (+%d spinning)' % c['cpu_bound_beside'] if c['cpu_bound_beside'] else ''):>26}"
-                                for c in cols)
+    names = [c["name"] + (f" (+{c['cpu_bound_beside']} spinning)" if c["cpu_bound_beside"] else "") for c in cols]
+    head = f"{'':36}" + "".join(f"{n:>26}" for n in names)
     log(f"featurize, {res['pairs']:,} pairs, --workers {res['workers']}, {res['cpus']} CPUs")
     log(head)
     for label, fn in rows:

@@ -9,6 +9,7 @@ The parts live in modules of their own and are re-exported here under the names 
 jobs.manifest (Manifest); this module runs a job: run_job."""
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from typing import Callable, Protocol, Sequence
@@ -18,7 +19,12 @@ from peet_fast.jobs.errors import JobInterrupted, JobOptionError, WorkerError, c
 from peet_fast.jobs.layout import JobLock, remove_temp_files
 from peet_fast.jobs.manifest import Manifest
 from peet_fast.jobs.plan import AdaptivePlan
-from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS, small_job_runner, texts_per_row  # noqa: F401
+from peet_fast.jobs.sizing import (  # noqa: F401 -- DEFAULT_SHARD_ROWS re-exported
+    DEFAULT_SHARD_ROWS,
+    recorded_shard_rows,
+    small_job_runner,
+    texts_per_row,
+)
 from peet_fast.jobs.sources import Shard, plan
 from peet_fast.jobs.spec import SETTING_NAMES, JobSpec, setting_differences  # noqa: F401 -- re-exported
 from peet_fast.jobs.worker import RowMeter, WorkerState, run_shard  # noqa: F401 -- re-exported
@@ -56,6 +62,9 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
     JobInterrupted. A directory this run created is removed again when it ends before any shard finished (nothing
     to resume, no output left behind)."""
     check_at_least_one(shard_rows=spec.shard_rows)
+    recorded = recorded_shard_rows(spec, out_dir) if spec.shard_rows is None else None
+    if recorded is not None:                   # a directory of an earlier version, sized up front: resumed so
+        spec = dataclasses.replace(spec, shard_rows=recorded)
     if spec.shard_rows is not None:
         shards, total = plan(spec.source, spec.shard_rows)
         runner = small_job_runner(spec, runner, total)

@@ -3,16 +3,17 @@
 Shard size, from this run's rate. A JobSpec whose shard_rows is None has its shards cut as it runs
 (jobs.plan.AdaptivePlan), each as a worker becomes free, of the size ShardSizer.next_rows chooses then: the first
 shards are FIRST_SHARD_S (1 s) of work at the rate one worker is expected to parse at (EXPECTED_SENTENCES_PER_S
-sentences/s, cold parse cache; two sentences a row for featurize's pairs, one per file for score), so that a shard is
-kept within seconds even on a busy machine (at load 10-15 on 2 cores, 2 s shards took 28-36 s to the first part
-file of a --workers 2 command, spaCy's load and Ray's start included: benchmarks/busy_machine.py); once shards have finished, the next ones are TARGET_SHARD_S (20 s) of
-work at the rate measured over the last RECENT shards (rows per second of one worker), growing by at most GROWTH
-(2x) a step and never over MAX_SHARD_SENTENCES sentences; near the end no shard takes more than its share of the
-rows left (rows left / workers, but not under MIN_SHARD_S of work once the rate is known), so the last shards of a
-run end close together. The output does not depend on the boundaries (rows are computed one by one); the manifest
-records each shard's row range, and a rerun keeps them (jobs.plan), so a job resumes under any --workers. An
-explicit shard_rows (--shard-rows) cuts the input into shards of that many rows before the job starts, as before
-(a different explicit size is another job).
+sentences/s, cold parse cache; two sentences a row for featurize's pairs, one per file for score), so that a shard
+is kept within seconds even on a busy machine (at load 10-15 on 2 cores, 2 s shards took 28-36 s to the first part
+file of a --workers 2 command, spaCy's load and Ray's start included: benchmarks/busy_machine.py); once shards have
+finished, the next ones are TARGET_SHARD_S (20 s) of work at the rate measured over the last RECENT shards (rows per
+second of one worker), growing by at most GROWTH (2x) a step and never over MAX_SHARD_SENTENCES sentences; near the
+end no shard takes more than its share of the rows left (rows left / workers, but not under MIN_SHARD_S of work once
+the rate is known), so the last shards of a run end close together. The output does not depend on the boundaries
+(rows are computed one by one); the manifest records each shard's row range, and a rerun keeps them (jobs.plan), so
+a job resumes under any --workers. An explicit shard_rows (--shard-rows) cuts the input into shards of that many
+rows before the job starts, as before (a different explicit size is another job); so does the size an earlier
+version chose and recorded in the job's directory (recorded_shard_rows), so that its interrupted jobs resume.
 
 Progress inside a shard. A shard is computed in pieces of about 2,048 sentences (piece_rows), and within a piece the
 parser reports every batch (256 sentences), so a running shard reports its rows done every second or two
@@ -83,6 +84,26 @@ def small_job_runner(spec, runner, total: int):
           f"Ray ({min_rows} or more do), so the job runs in this process instead of on "
           f"{f'--workers {workers}' if workers else 'Ray'}.", file=sys.stderr)
     return runner.in_process()
+
+
+def recorded_shard_rows(spec, out_dir: str) -> int | None:
+    """The shard size an earlier version recorded in out_dir's manifest for this job run without --shard-rows (it
+    sized shards up front and recorded the size chosen), so that its directory resumes with that size; None where
+    there is no such manifest (none, a damaged one, another job's, or shards cut as the job ran)."""
+    import dataclasses
+    import os
+
+    from peet_fast.io import json_loads, read_prefix
+    from peet_fast.jobs.layout import MANIFEST, MAX_MANIFEST_BYTES
+
+    try:
+        old = json_loads(read_prefix(os.path.join(out_dir, MANIFEST), MAX_MANIFEST_BYTES).decode("utf-8"))
+    except (OSError, ValueError):
+        return None
+    rows = old.get("shard_rows") if isinstance(old, dict) else None
+    if not isinstance(rows, int) or isinstance(rows, bool) or rows < 1:
+        return None
+    return rows if dataclasses.replace(spec, shard_rows=rows).signature() == old.get("signature") else None
 
 
 def piece_rows(per_row: int) -> int:

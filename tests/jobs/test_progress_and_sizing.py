@@ -1,8 +1,9 @@
 """Jobs that show their progress and keep their work (issues 22, 33): a running shard reports its rows done (in this
-process and from Ray actors) before it ends; without --shard-rows shards are cut as the job runs, sized from the rate
-it measures (a fake clock here), and a rerun keeps them under any --workers (an explicit --shard-rows wins); a rerun says
-how many shards it reused, or that the job is complete -- then no runner starts; an interruption before any shard
-finished says there is nothing to resume, one after says how many shards are kept."""
+process and from Ray actors) before it ends; without --shard-rows shards are cut as the job runs, sized from the
+rate it measures (a fake clock here), and a rerun keeps them under any --workers (an explicit --shard-rows wins);
+Ray's workers run at the driver's priority; a rerun says how many shards it reused, or that the job is complete --
+then no runner starts; an interruption before any shard finished says there is nothing to resume, one after says how
+many shards are kept."""
 from __future__ import annotations
 
 import json

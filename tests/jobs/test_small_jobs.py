@@ -70,6 +70,25 @@ def test_rerun_keeps_the_shards_under_any_workers(tmp_path, monkeypatch):
     assert pq.read_table(tmp_path / "job").sort_by(order).equals(pq.read_table(tmp_path / "one").sort_by(order))
 
 
+def test_a_directory_sized_up_front_by_an_earlier_version_resumes_with_its_size(tmp_path, monkeypatch):
+    """A job run without --shard-rows by a version that sized shards before it started recorded the size chosen
+    (shard_rows in the manifest, the signature of a job of that size): a rerun without --shard-rows keeps it."""
+    out = tmp_path / "job"
+    first = run_job(sample_spec(shard_rows=10), str(out), LocalRunner())
+    reference = pq.read_table(out)
+    manifest = json.loads((out / "_manifest.json").read_text())
+    gone = manifest["shards"].pop()
+    (out / gone["file"]).unlink()
+    (out / "_manifest.json").write_text(json.dumps(manifest))
+    computed = []
+    real = local.run_shard
+    monkeypatch.setattr(local, "run_shard", lambda state, shard, d: computed.append(shard.index) or
+                        real(state, shard, d))
+    again = run_job(sample_spec(), str(out), LocalRunner())        # no size given: the recorded 10
+    assert computed == [gone["index"]] and again.spec.shard_rows == 10 and sorted(again.done) == sorted(first.done)
+    assert pq.read_table(out).equals(reference)
+
+
 def test_small_job_runner_threshold(capsys):
     spec = sample_spec()
     ray_runner = RayRunner(2, None, min_sentences=108)         # 36 lines x 3 files = 108 sentences: Ray
