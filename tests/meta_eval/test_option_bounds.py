@@ -67,7 +67,8 @@ def test_meta_eval_bounds_are_checked_before_anything_is_read(capsys, tmp_path):
         "peet-fast meta-eval: error: --bootstrap: at most 100,000 resamples (each one's figures are kept), not "
         "1,000,000,000")
     assert refused(capsys, *args, "--seed", str(2**70)).startswith("peet-fast meta-eval: error: --seed: at most 2**64")
-    assert refused(capsys, *args, "--seed", "-1") == "peet-fast meta-eval: error: --seed: must be a non-negative integer"
+    assert refused(capsys, *args, "--seed", "-1") == (
+        "peet-fast meta-eval: error: --seed: must be a non-negative integer")
 
 
 def test_rank_shares_the_bounds(capsys, tmp_path):
