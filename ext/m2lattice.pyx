@@ -28,7 +28,9 @@ two vertices, its number of steps and its number of unchanged tokens (a noop arc
 A lattice on which the official would run for hours (more than max_vertices vertices, or transitive arcs x vertices
 over max_work: its closure and Bellman-Ford loops cost about that many dict operations) is not closed: best() then
 runs a bounded search with the same objective (_best_bounded: a dynamic programme over (vertex, unchanged tokens in
-the open edit, whether it changes anything), gold edits as explicit arcs), linear in vertices x max_unchanged_words."""
+the open edit, whether it changes anything), gold edits as explicit arcs), linear in vertices x max_unchanged_words.
+Such a lattice keeps only what that search reads (not the tables of the closure), and the bytes its vertices, edges
+and search states would need are counted from the cells first: over max_bytes nothing more is built (`needs`)."""
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.math cimport INFINITY
 from cython.operator cimport dereference as deref
@@ -62,16 +64,21 @@ cdef class Lattice:
     cdef public int64_t n_edges
     cdef public int64_t n_arcs
     cdef public bint exact            # the official's edge list was built (else best() uses the bounded search)
+    cdef public int64_t needs         # bytes the lattice and its search would need, when over max_bytes (else 0)
     cdef int32_t nbase
     cdef int K
 
     def __cinit__(self, int32_t[::1] src not None, int32_t[::1] hyp not None, int max_unchanged_words,
-                  int64_t max_vertices=2000, int64_t max_work=300000000):
+                  int64_t max_vertices=2000, int64_t max_work=300000000, int64_t max_bytes=0):
+        """max_bytes (0: no bound): when the vertices, edges and bounded-search states of a lattice too large to
+        close would need more than that, nothing more is built: `needs` holds the bytes, and best() refuses."""
         cdef int n = src.shape[0], m = hyp.shape[0]
         cdef int W = m + 1
         cdef int64_t nc = <int64_t>(n + 1) * W
         cdef int i, j, k
         cdef int64_t c, p
+        self.needs = 0
+        self.exact = False
         self.n = n
         self.m = m
         self.W = W
@@ -94,17 +101,47 @@ cdef class Lattice:
         R2.resize(nc, 0)
         self._reach(B1, R1)
         self._reach(B2, R2)
+        cdef int64_t count = 0, edges = 0, states
+        for c in range(nc):
+            if R1[c] or R2[c]:
+                count += 1
+                i = <int>(c // W)
+                j = <int>(c % W)
+                if j < m and ((R1[c + 1] and B1[c + 1] & 4) or (R2[c + 1] and B2[c + 1] & 4)):
+                    edges += 1
+                if i < n and ((R1[c + W] and B1[c + W] & 2) or (R2[c + W] and B2[c + W] & 2)):
+                    edges += 1
+                if i < n and j < m and ((R1[c + W + 1] and B1[c + W + 1] & 1) or (R2[c + W + 1] and B2[c + W + 1] & 1)):
+                    edges += 1
+        # a lattice too large to close is searched by _best_bounded: per vertex its cell, its basic edges in and out
+        # (two vectors of at most 3, 56 bytes each with the allocator's overhead) and S search states of 17 bytes;
+        # per basic edge its record (21 bytes)
+        if count > max_vertices:
+            states = 1 + 2 * ((max_unchanged_words if max_unchanged_words >= 1 else 1) + 1)
+            self.needs = count * (4 + 2 * 56 + states * 17) + edges * 21
+            if 0 < max_bytes < self.needs:
+                return
+            self.needs = 0
         self.vidx.resize(nc, -1)
+        self.vcell.reserve(count)
+        self.ru.reserve(edges)
+        self.rw.reserve(edges)
+        self.rhops.reserve(edges)
+        self.runch.reserve(edges)
+        self.rmult.reserve(edges)
+        self.rbase.reserve(edges)
         cdef int32_t nv = 0
         for c in range(nc):
             if R1[c] or R2[c]:
                 self.vidx[c] = nv
                 self.vcell.push_back(<int32_t>c)
                 nv += 1
+        cdef bint closing = nv <= max_vertices     # the transitive arcs will be built (else their tables are not)
         # --- basic edges, sorted by (start cell, end cell), one entry per lattice holding it ----------------------
         cdef unordered_map[uint64_t, int32_t] recof
         cdef vector[vector[int32_t]] incoming   # per vertex: records ending there (basic first, then arcs)
-        incoming.resize(nv)
+        if closing:
+            incoming.resize(nv)
         self.base_in.resize(nv)
         self.base_out.resize(nv)
         cdef int32_t r, mult
@@ -147,16 +184,16 @@ cdef class Lattice:
                 self.runch.push_back(unch)
                 self.rmult.push_back(0)
                 self.rbase.push_back(1)
-                recof[pair_key(c, w, nc)] = r
-                incoming[self.vidx[w]].push_back(r)
                 self.base_in[self.vidx[w]].push_back(r)
                 self.base_out[k].push_back(r)
-                for _ in range(mult):
-                    base_entries.push_back(r)
+                if closing:
+                    recof[pair_key(c, w, nc)] = r
+                    incoming[self.vidx[w]].push_back(r)
+                    for _ in range(mult):
+                        base_entries.push_back(r)
         self.K = max_unchanged_words
         self.nbase = <int32_t>self.ru.size()
-        self.exact = False
-        if nv > max_vertices:
+        if not closing:
             return
         # --- transitive arcs, in the official append order ---------------------------------------------------------
         cdef vector[int32_t] events
@@ -326,6 +363,8 @@ cdef class Lattice:
         (orig_matches: its original string equals the source tokens [start, end) joined); corrections: per gold
         edit, the list of its corrections as token id arrays (None: matches no hypothesis span). Returns the
         non-noop arcs of the path from the end back to the start, as (src_start, src_end, hyp_start, hyp_end)."""
+        if self.needs:
+            raise MemoryError(f"the lattice would need {self.needs:,} bytes, over its max_bytes")
         if not self.exact:
             return self._best_bounded(gold_spans, corrections)
         cdef int W = self.W

@@ -81,7 +81,11 @@ def run(args) -> int:
     from peet_fast.meta_eval.human.judgments import read_judgments, read_judgments_with_outputs
 
     check_output(args.summary, [args.judgments])
+    from peet_fast.metrics.stats import check_bootstrap, check_seed
+
     check_options(args.method, args.bootstrap, args.seed, args.resample, args.confidence)
+    check_bootstrap(args.bootstrap, 0, unit="TrueSkill runs" if args.method == "ts" else "resamples")
+    check_seed(args.seed)
     if args.outputs:
         judgments, _ = read_judgments_with_outputs(args.judgments, args.outputs, args.src_base)
     else:

@@ -131,10 +131,10 @@ def _run(args) -> int:
         check_not_input(args.plot, [root, args.gold, args.model, args.summary])
     if args.window is not None and args.window < 2:
         raise InputError("--window", "must be at least 2")
-    if args.bootstrap < 0:
-        raise InputError("--bootstrap", "must be at least 0")
-    if args.seed < 0:
-        raise InputError("--seed", "must be a non-negative integer")
+    from peet_fast.metrics.stats import check_bootstrap, check_seed
+
+    check_bootstrap(args.bootstrap, 0)
+    check_seed(args.seed)
     if not os.path.isfile(args.gold):
         raise InputError(args.gold, "no such file (the CoNLL-14 gold M2)")
     from peet_fast.meta_eval.metric.evaluator import meta_eval

@@ -104,15 +104,10 @@ def ranking_from_args(args):
     PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator,
     progress and messages."""
     from peet_fast.evaluation.from_files import RankHooks, RankRequest, rank_files
-    from peet_fast.metrics.stats import MAX_RESAMPLES
+    from peet_fast.metrics.stats import check_bootstrap, check_seed
 
-    if args.bootstrap < 1:
-        raise InputError("--bootstrap", "must be at least 1")
-    if args.bootstrap > MAX_RESAMPLES:
-        raise InputError("--bootstrap", f"at most {MAX_RESAMPLES:,} resamples (each one's figures are kept), not "
-                                        f"{args.bootstrap:,}")
-    if args.seed < 0:
-        raise InputError("--seed", "must be a non-negative integer")
+    check_bootstrap(args.bootstrap)
+    check_seed(args.seed)
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
         if given and not args.human:
             raise InputError(flag, "needs --human")

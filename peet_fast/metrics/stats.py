@@ -19,12 +19,34 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from peet_fast.io import InputError
+
 CI_LEVEL = 0.95
 _BLOCK_CELLS = 1 << 22          # resamples are processed in blocks of at most this many (resample, sentence) cells
 # the most resamples (rank/report --bootstrap): each resample's figure of every system is kept for the intervals and
 # p-values (8 bytes x systems per metric: 10 MB for 13 systems at this bound); the resamples themselves are drawn
 # in blocks of _BLOCK_CELLS. p-values resolve to 1 / MAX_RESAMPLES
 MAX_RESAMPLES = 100_000
+# the largest seed: numpy's generators take any non-negative integer, but the TrueSkill runs (ext/trueskill.pyx) are
+# seeded from 64 bits, where 2**64 + 1 would run as 1: a seed must fit them
+MAX_SEED = 2**64 - 1
+
+
+def check_bootstrap(resamples: int, minimum: int = 1, option: str = "--bootstrap", unit: str = "resamples") -> None:
+    """Refuse (InputError naming the option) fewer than `minimum` or more than MAX_RESAMPLES resamples (or runs):
+    every command that draws them caps them so, before anything is read."""
+    if resamples < minimum:
+        raise InputError(option, f"must be at least {minimum}")
+    if resamples > MAX_RESAMPLES:
+        raise InputError(option, f"at most {MAX_RESAMPLES:,} {unit} (each one's figures are kept), not {resamples:,}")
+
+
+def check_seed(seed: int, option: str = "--seed") -> None:
+    """Refuse (InputError naming the option) a seed below 0 or above MAX_SEED (one that would be cut)."""
+    if seed < 0:
+        raise InputError(option, "must be a non-negative integer")
+    if seed > MAX_SEED:
+        raise InputError(option, f"at most 2**64 - 1 ({MAX_SEED:,}), not {seed:,}")
 
 
 # --- bootstrap -------------------------------------------------------------------------------------------------------

@@ -20,7 +20,7 @@ The package, along its seams: py2 (Python 2's strings, repr/str and dict order, 
 (reading the gold M2 and the system output), search (the lattice and the edit sequence of one sentence, edit
 matching), score (the annotator choice, corpus figures and -v report, m2score and the registry's metric). Every
 name is re-exported here (``from peet_fast.metrics.m2 import score_corpus``); the limits of the lattice search
-(MAX_VERTICES, MAX_WORK, MAX_CELLS) are read where they live, peet_fast.metrics.m2.search."""
+(MAX_VERTICES, MAX_WORK, MAX_CELLS, MAX_LATTICE_BYTES) are read where they live, peet_fast.metrics.m2.search."""
 from __future__ import annotations
 
 from peet_fast.metrics.m2.py2 import (
@@ -49,6 +49,7 @@ from peet_fast.metrics.m2.gold import (
 )
 from peet_fast.metrics.m2.search import (
     MAX_CELLS,
+    MAX_LATTICE_BYTES,
     MAX_VERTICES,
     MAX_WORK,
     LatticeTooLarge,

@@ -75,10 +75,12 @@ class M2Result:
 
 def score_corpus(candidates: Sequence[str], gold: Gold, max_unchanged_words: int = 2, beta: float = 0.5,
                  ignore_whitespace_casing: bool = False, verbose: list | None = None,
-                 system_path: str = "<system>") -> M2Result:
-    """The official batch_multi_pre_rec_f1. verbose: a list receiving the -v report's lines, or None."""
+                 system_path: str | None = None) -> M2Result:
+    """The official batch_multi_pre_rec_f1. verbose: a list receiving the -v report's lines, or None. A sentence
+    whose lattice is too large is an InputError naming system_path and its line; without system_path, the
+    LatticeTooLarge itself (a LineTooLong, which the caller places: rank names the system file's line)."""
     if len(candidates) != len(gold.sources):
-        raise InputError(system_path, f"{len(candidates)} lines, but the gold {gold.path} has "
+        raise InputError(system_path or "<system>", f"{len(candidates)} lines, but the gold {gold.path} has "
                                       f"{len(gold.sources)} sentences")
     sqbeta = beta * beta
     stat_correct = stat_proposed = stat_gold = 0.0
@@ -89,7 +91,9 @@ def score_corpus(candidates: Sequence[str], gold: Gold, max_unchanged_words: int
         try:
             sentence = _Sentence(candidate, source, max_unchanged_words)
         except LatticeTooLarge as exc:
-            raise InputError(system_path, str(exc), i) from None
+            if system_path is None:
+                raise
+            raise InputError(system_path, exc.reason, i) from None
         chosen = -1
         f_max = -1.0
         max_correct = -1.0

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from peet_fast.io import LineTooLong
 from peet_fast.metrics.m2.py2 import _joined, _split, _strip, py2_repr
 
 
@@ -64,10 +65,17 @@ MAX_WORK = 300_000_000
 # vertices and arcs): a sentence over this (16.8 million cells, 200 MB; a 4,000-token sentence against itself) is
 # refused before anything is allocated
 MAX_CELLS = 1 << 24
+# Its vertices, edges and search states (a lattice too large to close: about 160 bytes a vertex with the default
+# max_unchanged_words, more with a larger one) are counted from the cells: a sentence whose lattice would need more
+# than this (a few tokens against a million, or a long sentence against an unrelated one) is refused before they are
+# allocated (a 2.3-million-token hypothesis ended in std::bad_alloc under 2 GiB)
+MAX_LATTICE_BYTES = 512 << 20
 
 
-class LatticeTooLarge(ValueError):
-    """A sentence whose lattice would be over MAX_CELLS cells (the message says how large)."""
+class LatticeTooLarge(LineTooLong):
+    """A sentence whose lattice would be over MAX_CELLS cells or MAX_LATTICE_BYTES bytes (the message says how
+    large); `text` is the hypothesis, so that a caller that read it from a file can name its line
+    (peet_fast.io.lines_located)."""
 
 
 class _Sentence:
@@ -79,10 +87,10 @@ class _Sentence:
         self.src = _split(source)
         self.hyp = _split(candidate)
         cells = (len(self.src) + 1) * (len(self.hyp) + 1)
+        sizes = f"{len(self.src):,} source tokens and {len(self.hyp):,} hypothesis tokens"
         if cells > MAX_CELLS:
-            raise LatticeTooLarge(f"{len(self.src):,} source tokens and {len(self.hyp):,} hypothesis tokens: a "
-                                  f"lattice of {cells:,} cells, over the {MAX_CELLS:,} this scorer holds (the official "
-                                  "would need hours and gigabytes)")
+            raise LatticeTooLarge(candidate, f"{sizes}: a lattice of {cells:,} cells, over the {MAX_CELLS:,} this "
+                                             "scorer holds (the official would need hours and gigabytes)")
         vocab: dict[str, int] = {}
         src_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in self.src), dtype=np.int32,
                               count=len(self.src))
@@ -90,7 +98,12 @@ class _Sentence:
                               count=len(self.hyp))
         self.vocab = vocab
         # no edit holds more unchanged tokens than the source has: a larger bound is that one (and fits a C int)
-        self.lattice = Lattice(src_ids, hyp_ids, min(max_unchanged_words, len(self.src)), MAX_VERTICES, MAX_WORK)
+        self.lattice = Lattice(src_ids, hyp_ids, min(max_unchanged_words, len(self.src)), MAX_VERTICES, MAX_WORK,
+                               MAX_LATTICE_BYTES)
+        if self.lattice.needs:
+            raise LatticeTooLarge(candidate, f"{sizes}: a lattice that would need {self.lattice.needs / 2**20:,.0f} "
+                                             f"MiB, over the {MAX_LATTICE_BYTES >> 20:,} MiB this scorer holds (the "
+                                             "official would need hours and gigabytes)")
 
     def edit_seq(self, gold: list) -> list:
         """The official editSeq (from the end of the sentence backwards) against one annotator's gold edits."""
