@@ -1,5 +1,5 @@
 """Human rankings from judgments: the TrueSkill bootstrap of GJG15 (1,000 runs of TS.py -n 2 -d 0 over
-grammatical/evaluation's data/judgments.xml, then cluster.py's rank ranges) by `peet_fast.meta_eval.human_rank`
+grammatical/evaluation's data/judgments.xml, then cluster.py's rank ranges) by `peet_fast.meta_eval.human.ranking`
 against TS.py's loop on the `trueskill` package's rate() (the oracle of the tests), in one run on the same input.
 
 The package's run is timed on --package-runs runs (default 1: a run is ~110,000 rate() calls) and its time for
@@ -68,8 +68,8 @@ def main() -> int:
     ap.add_argument("--json", metavar="OUT", help="also write the figures as JSON")
     args = ap.parse_args()
 
-    from peet_fast.meta_eval.human_rank import human_rank
-    from peet_fast.meta_eval.judgments import pair_table, read_judgments
+    from peet_fast.meta_eval.human.ranking import human_rank
+    from peet_fast.meta_eval.human.judgments import pair_table, read_judgments
 
     path = args.corpora / "judgments" / "gjg15" / "data" / "judgments.xml"
     published = {r["system"].removeprefix("conll14-task-"): r

@@ -35,7 +35,7 @@ def peet_side(corpora: Path, metrics: list[str]) -> dict:
     """Run in the child process: the whole meta-evaluation with peet-fast, figures and seconds as JSON."""
     sys.path.insert(0, str(ROOT))
     t_start = time.perf_counter()
-    from peet_fast.meta_eval.evaluator import meta_eval
+    from peet_fast.meta_eval.metric.evaluator import meta_eval
 
     gold = str(corpora / "conll14" / "official-2014.combined.m2")
     out = []

@@ -171,6 +171,19 @@ def test_imports_point_down():
     assert not upward, "imports that climb to a higher floor:\n" + "\n".join(upward)
 
 
+def test_human_rankings_stand_without_the_metric_meta_evaluation():
+    """meta_eval.human (judgments, Expected Wins, TrueSkill, rankings) imports nothing of meta_eval.metric, which
+    builds on it; the two subpackages are the whole of meta_eval."""
+    graph = import_graph()
+    human = [m for m in graph if m.startswith("peet_fast.meta_eval.human")]
+    assert "peet_fast.meta_eval.human.judgments" in human
+    upward = [f"{m} imports {t}" for m in human for t in sorted(graph[m]) if t.startswith("peet_fast.meta_eval.metric")]
+    assert not upward, "\n".join(upward)
+    loose = [m for m in graph if m.startswith("peet_fast.meta_eval.") and
+             not m.startswith(("peet_fast.meta_eval.human", "peet_fast.meta_eval.metric"))]
+    assert not loose, f"modules of meta_eval outside its two subpackages: {loose}"
+
+
 def test_the_package_root_holds_the_ground_floor_only():
     """At most five modules at peet_fast's root (the face, the API and what every floor uses)."""
     root = sorted(p.name for p in PACKAGE.glob("*.py"))

@@ -77,8 +77,8 @@ def print_ranking(ranking) -> None:
 
 
 def run(args) -> int:
-    from peet_fast.meta_eval.human_rank import check_options, human_rank
-    from peet_fast.meta_eval.judgments import read_judgments, read_judgments_with_outputs
+    from peet_fast.meta_eval.human.ranking import check_options, human_rank
+    from peet_fast.meta_eval.human.judgments import read_judgments, read_judgments_with_outputs
 
     check_output(args.summary, [args.judgments])
     check_options(args.method, args.bootstrap, args.seed, args.resample, args.confidence)

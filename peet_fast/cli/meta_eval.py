@@ -117,7 +117,7 @@ def run(args) -> int:
         raise InputError("--seed", "must be a non-negative integer")
     if not os.path.isfile(args.gold):
         raise InputError(args.gold, "no such file (the CoNLL-14 gold M2)")
-    from peet_fast.meta_eval.evaluator import meta_eval
+    from peet_fast.meta_eval.metric.evaluator import meta_eval
 
     model = None
     if "peet" in args.metric or args.model:
@@ -132,7 +132,7 @@ def run(args) -> int:
         write_json(args.summary, {**summary, "gold": args.gold, "root": root,
                                   "model": None if model is None else model_summary(model, args)})
     if args.plot:
-        from peet_fast.meta_eval.plots import write_plots
+        from peet_fast.meta_eval.metric.plots import write_plots
 
         for path in write_plots(summary, args.plot, inputs=[root, args.gold, args.model, args.summary]):
             print(f"wrote {path}", file=sys.stderr)

@@ -16,10 +16,10 @@ import pytest
 from conftest import FIXTURES, SHARED_CORPORA
 
 from peet_fast.cli import main
-from peet_fast.meta_eval.clusters import cluster_numbers, rank_ranges, run_ranks
-from peet_fast.meta_eval.expected_wins import expected_wins, resampled_counts
-from peet_fast.meta_eval.human_rank import human_rank
-from peet_fast.meta_eval.judgments import read_judgments
+from peet_fast.meta_eval.human.clusters import cluster_numbers, rank_ranges, run_ranks
+from peet_fast.meta_eval.human.expected_wins import expected_wins, resampled_counts
+from peet_fast.meta_eval.human.ranking import human_rank
+from peet_fast.meta_eval.human.judgments import read_judgments
 
 HERE = FIXTURES / "human_rank"
 SYNTHETIC = HERE / "synthetic.xml"
@@ -290,7 +290,7 @@ def test_bad_inputs_exit_2_with_one_line_naming_file_and_item(capsys, tmp_path):
 
 @shared
 def test_the_releases_check_against_their_outputs():
-    from peet_fast.meta_eval.judgments import read_judgments_with_outputs
+    from peet_fast.meta_eval.human.judgments import read_judgments_with_outputs
 
     seeda, lines = read_judgments_with_outputs(SEEDA / "data" / "judgments_sent.xml", SEEDA / "outputs" / "all")
     assert seeda.src_base == 1 and len(seeda) == 600 and set(lines) == set(SEEDA_SYSTEMS)

@@ -21,10 +21,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from peet_fast.meta_eval import data as D
-from peet_fast.meta_eval import sentence as SL
-from peet_fast.meta_eval import significance as SG
-from peet_fast.meta_eval import system as SY
+from peet_fast.meta_eval.human.judgments import RankingItem
+from peet_fast.meta_eval.metric import data as D
+from peet_fast.meta_eval.metric import sentence as SL
+from peet_fast.meta_eval.metric import significance as SG
+from peet_fast.meta_eval.metric import system as SY
 
 HERE = Path(__file__).parent
 FIXTURES = HERE.parent / "fixtures" / "meta_eval"
@@ -49,7 +50,7 @@ def shared(shared_corpora):
 
 
 def load(shared, name, system_set=None):
-    from peet_fast.meta_eval.evaluator import MetaEval
+    from peet_fast.meta_eval.metric.evaluator import MetaEval
 
     root = shared / "judgments" / ("seeda" if name == "seeda" else "gjg15")
     return MetaEval(D.load(name, str(root), str(shared / "conll14" / "official-2014.combined.m2"), system_set))
@@ -255,7 +256,7 @@ def test_errant_equals_gec_metrics_errant(shared, name, system_set):
 # --- hand-computed cases --------------------------------------------------------------------------------------------
 
 def _items(rankings):
-    return [D.RankingItem(sent, "u", str(k), ranks) for k, (sent, ranks) in enumerate(rankings)]
+    return [RankingItem(str(k), sent, sent, "u", 0, ranks) for k, (sent, ranks) in enumerate(rankings)]
 
 
 def test_sentence_counts_by_hand():
@@ -354,7 +355,7 @@ def test_cli_summary_and_plots(shared, tmp_path):
     ("<appraise-results><ranking-item src-id='1'><translation system='NOPE' rank='1'/></ranking-item>"
      "</appraise-results>", "system 'NOPE' has no output"),
     ("<appraise-results><ranking-item src-id='5000'><translation system='BART' rank='1'/></ranking-item>"
-     "</appraise-results>", "src-id 5000 is past the test set's 1312 lines"),
+     "</appraise-results>", "src-id 5000 is past the end of the 1312-line outputs"),
     ("<appraise-results><ranking-item", "malformed XML"),
 ])
 def test_bad_judgments_one_line_exit_2(shared, tmp_path, xml, message):
@@ -373,7 +374,7 @@ def test_bad_judgments_one_line_exit_2(shared, tmp_path, xml, message):
 
 
 def test_scatter_labels_do_not_overlap():
-    from peet_fast.meta_eval import plots
+    from peet_fast.meta_eval.metric import plots
 
     names = [f"system-{k}" for k in range(14)]
     rng = np.random.default_rng(3)

@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from peet_fast._ext import trueskill as compiled
-from peet_fast.meta_eval.human_rank import human_rank
-from peet_fast.meta_eval.judgments import pair_table, read_judgments
-from peet_fast.meta_eval.trueskill import Environment, gjg15_beta, gjg15_matches, gjg15_runs, rate_matches
+from peet_fast.meta_eval.human.ranking import human_rank
+from peet_fast.meta_eval.human.judgments import pair_table, read_judgments
+from peet_fast.meta_eval.human.trueskill import Environment, gjg15_beta, gjg15_matches, gjg15_runs, rate_matches
 
 trueskill = pytest.importorskip("trueskill")
 

@@ -45,14 +45,14 @@ class Pairs:
 
 
 def human_pairs(items: Sequence, systems: Sequence[str]) -> Pairs:
-    """The pairs of ranking items (meta_eval.data.RankingItem: .sentence, .ranks {system: rank}) over `systems`."""
+    """The pairs of ranking items (human.judgments.RankingItem: .line, .ranks {system: rank}) over `systems`."""
     index = {s: k for k, s in enumerate(systems)}
     rows = []
     for k, item in enumerate(items):
         ranked = sorted((index[s], r) for s, r in item.ranks.items() if s in index)
         for (a, ra), (b, rb) in itertools.combinations(ranked, 2):
             if ra != rb:
-                rows.append((k, item.sentence, a, b, 1 if ra < rb else -1, ra, rb))
+                rows.append((k, item.line, a, b, 1 if ra < rb else -1, ra, rb))
     arr = np.array(rows, dtype=np.int64).reshape(-1, 7)
     return Pairs(*(np.ascontiguousarray(arr[:, j]) for j in range(7)), items=len(items))
 

@@ -21,10 +21,10 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from peet_fast.io import InputError
-from peet_fast.meta_eval import data as D
-from peet_fast.meta_eval import sentence as SL
-from peet_fast.meta_eval import significance as SG
-from peet_fast.meta_eval import system as SY
+from peet_fast.meta_eval.metric import data as D
+from peet_fast.meta_eval.metric import sentence as SL
+from peet_fast.meta_eval.metric import significance as SG
+from peet_fast.meta_eval.metric import system as SY
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
 
 

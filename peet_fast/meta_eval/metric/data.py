@@ -17,18 +17,19 @@ outputs (12 CoNLL-14 submissions and INPUT) are ``data/original/official_submiss
 the sources the gold M2's S lines, the references its two annotators'. Human scores: the paper's Table 3 (Expected
 Wins ``ew`` and TrueSkill ``ts``, three decimals) as gec-metrics ships them; judgments ``data/judgments.xml``
 (0-based ``src-id``), named ``sent``. The systems are in gec-metrics' order (Table 3b's), which matters at the
-sentence level: a metric tie counts as a loss of the earlier system of a pair (meta_eval.sentence).
+sentence level: a metric tie counts as a loss of the earlier system of a pair (meta_eval.metric.sentence).
 
-Appraise ranking XML: ``<ranking-item src-id=N user=U>`` holding ``<translation system="A B" rank="R"/>``; the
-systems of one element had identical outputs and share its rank (1 best)."""
+The judgments (Appraise ranking XML) are read by peet_fast.meta_eval.human.judgments, with the checks `human-rank`
+makes: a src-id and a rank of ASCII digits alone, a rank of 1-5, every translation naming systems of the dataset."""
 from __future__ import annotations
 
+import math
 import os
-import xml.etree.ElementTree as ET
+import re
 from dataclasses import dataclass, field
-from typing import Sequence
 
-from peet_fast.io import InputError, read_text
+from peet_fast.io import InputError, read_lines, shown
+from peet_fast.meta_eval.human.judgments import read_judgments
 
 SEEDA_SYSTEMS = ("BART", "BERT-fuse", "GECToR-BERT", "GECToR-ens", "GPT-3.5", "INPUT", "LM-Critic", "PIE", "REF-F",
                  "REF-M", "Riken-Tohoku", "T5", "TemplateGEC", "TransGEC", "UEDIN-MS")
@@ -47,21 +48,12 @@ SYSTEM_SETS = tuple(SEEDA_LEFT_OUT)
 
 
 @dataclass
-class RankingItem:
-    """One annotator's ranking of one source: `sentence` is the position of its source in the dataset's sentences
-    (Dataset.lines), `ranks` each ranked system of the system set -> its rank (1 best)."""
-    sentence: int
-    user: str
-    item: str
-    ranks: dict
-
-
-@dataclass
 class Dataset:
     """A meta-evaluation dataset: `systems` (the system set, in the dataset's order), `lines` (0-based line of the
     CoNLL-14 test set of each sentence), `sources`, `references` (one list per annotator), `hypotheses` (system ->
     its sentences, in `lines` order), `human` (HUMAN -> {system: score}, higher is better), `judgments` (JUDG ->
-    [RankingItem]), `gold` (the gold M2 blocks at `lines`) and `gold_path`."""
+    [peet_fast.meta_eval.human.judgments.RankingItem], each item's line its sentence's index in `lines`, its ranks
+    those of the system set), `gold` (the gold M2 blocks at `lines`) and `gold_path`."""
     name: str
     system_set: str
     systems: list
@@ -85,52 +77,20 @@ class Dataset:
 
 def read_output(path: str) -> list[str]:
     """A system's sentences as gec-metrics' read_lines gives them: the file right-stripped as a whole, split at
-    newlines, each line right-stripped."""
+    newlines, each line right-stripped. Read as every text input is (io.read_lines): refused at the first NUL byte
+    or invalid UTF-8, naming the line."""
     if not os.path.isfile(path):
         raise InputError(path, "no such file (a system's output the dataset needs)")
-    return [s.rstrip() for s in read_text(path, what="a system's output").rstrip().split("\n")]
+    return [s.rstrip() for s in "\n".join(read_lines(path)).rstrip().split("\n")]
 
 
-def read_rankings(path: str, one_based: bool, known: Sequence[str], n_lines: int) -> list[tuple[int, str, str, dict]]:
-    """Appraise ranking XML -> [(0-based line, user, item id, {system: rank})], every system listed; InputError
-    naming the file and item for malformed XML, a system not in `known`, a src-id outside the test set's n_lines,
-    a rank that is not a positive integer or a system ranked twice in one item."""
-    if not os.path.isfile(path):
-        raise InputError(path, "no such file (the judgments)")
-    try:
-        root = ET.fromstring(read_text(path, what="Appraise XML").encode("utf-8"))
-    except ET.ParseError as exc:
-        raise InputError(path, f"malformed XML: {exc}") from None
-    known_set = set(known)
-    out = []
-    for k, item in enumerate(root.iter("ranking-item")):
-        name = f"ranking-item {item.get('id', k)} (src-id {item.get('src-id')})"
-        try:
-            src = int(item.get("src-id", ""))
-        except ValueError:
-            raise InputError(path, f"{name}: src-id is not an integer") from None
-        line = src - 1 if one_based else src
-        if not 0 <= line < n_lines:
-            raise InputError(path, f"{name}: src-id {src} is past the test set's {n_lines} lines "
-                                   f"({'1' if one_based else '0'}-based)")
-        ranks: dict = {}
-        for tr in item.iter("translation"):
-            try:
-                rank = int(tr.get("rank", ""))
-            except ValueError:
-                rank = 0
-            if rank < 1:
-                raise InputError(path, f"{name}: rank {tr.get('rank')!r} is not a positive integer")
-            for system in (tr.get("system") or "").split():
-                if system not in known_set:
-                    raise InputError(path, f"{name}: system {system!r} has no output (known: {', '.join(known)})")
-                if system in ranks:
-                    raise InputError(path, f"{name}: system {system!r} is ranked twice")
-                ranks[system] = rank
-        out.append((line, item.get("user", ""), str(item.get("id", k)), ranks))
-    if not out:
-        raise InputError(path, "no ranking-item elements")
-    return out
+def check_sources(path: str, sources: list, blocks: list, lines: list, gold_path: str) -> None:
+    """InputError naming the first line of the INPUT output at `path` that is not its line of the gold M2 (its S
+    line, tokens joined by spaces): the outputs and the gold are of one test set, in one order."""
+    for k, line in enumerate(lines):
+        if sources[k] != " ".join(blocks[line].source).rstrip():
+            raise InputError(path, f"is not sentence {line + 1} of the gold M2 {gold_path} (the gold and the "
+                                   "outputs must be the CoNLL-14 test set, in its order)", k + 1)
 
 
 def _gold(gold_path: str):
@@ -140,23 +100,17 @@ def _gold(gold_path: str):
     return blocks, annotator_references(blocks, gold_path)
 
 
-def _items(rankings, position: dict, systems: Sequence[str]) -> list[RankingItem]:
-    keep = set(systems)
-    return [RankingItem(position[line], user, item, {s: r for s, r in ranks.items() if s in keep})
-            for line, user, item, ranks in rankings if line in position]
-
-
 def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     """SEEDA from a clone of tmu-nlp/SEEDA (see the module docstring)."""
     if system_set not in SEEDA_LEFT_OUT:
-        raise InputError("--system-set", f"unknown system set {system_set!r}; choose from {', '.join(SYSTEM_SETS)}")
+        raise InputError("system_set", f"unknown system set {system_set!r}; choose from {', '.join(SYSTEM_SETS)}")
     systems = [s for s in SEEDA_SYSTEMS if s not in SEEDA_LEFT_OUT[system_set]]
     blocks, refs = _gold(gold_path)
     xml = {j: os.path.join(root, "data", f"judgments_{j}.xml") for j in SEEDA_JUDGMENTS}
-    rankings = {j: read_rankings(p, True, SEEDA_SYSTEMS, len(blocks)) for j, p in xml.items()}
-    lines = sorted({r[0] for r in rankings["sent"]})
+    rankings = {j: read_judgments(p, 1, len(blocks), SEEDA_SYSTEMS) for j, p in xml.items()}
+    lines = sorted(set(rankings["sent"].lines.tolist()))
     position = {line: k for k, line in enumerate(lines)}
-    stray = sorted({r[0] for r in rankings["edit"]} - set(lines))
+    stray = sorted(set(rankings["edit"].lines.tolist()) - set(lines))
     if stray:
         raise InputError(xml["edit"], f"src-id {stray[0] + 1} is not judged in {xml['sent']}: the two judgments "
                                       "must rank the same sources (the outputs/subset lines)")
@@ -168,16 +122,13 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
         if len(hyps[s]) != len(lines):
             raise InputError(path, f"has {len(hyps[s])} lines; the judgments name {len(lines)} sources")
     sources = hyps["INPUT"] if "INPUT" in systems else hyps.pop("INPUT")
-    for k, line in enumerate(lines):
-        if sources[k] != " ".join(blocks[line].source).rstrip():
-            raise InputError(os.path.join(subset, "INPUT.txt"), f"line {k + 1} is not line {line + 1} of the gold "
-                                                                f"M2 {gold_path} (is it the CoNLL-14 test set?)")
+    check_sources(os.path.join(subset, "INPUT.txt"), sources, blocks, lines, gold_path)
     human = {}
     for name in SEEDA_HUMAN:
         path = os.path.join(root, "scores", "human", f"{name[:2].upper()}_{name[3:]}.txt")
         values = _numbers(path, len(SEEDA_SYSTEMS))
         human[name] = {s: v for s, v in zip(SEEDA_SYSTEMS, values) if s in systems}
-    judgments = {j: _items(rankings[j], position, systems) for j in SEEDA_JUDGMENTS}
+    judgments = {j: rankings[j].restricted(position, systems) for j in SEEDA_JUDGMENTS}
     return Dataset("seeda", system_set, systems, lines, list(sources), [[r[i] for i in lines] for r in refs],
                    {s: hyps[s] for s in systems}, human, judgments, [blocks[i] for i in lines], gold_path)
 
@@ -185,7 +136,7 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
 def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
     """GJG15 from a clone of grammatical/evaluation (see the module docstring); its one system set is all 13."""
     if system_set not in ("all", None):
-        raise InputError("--system-set", "GJG15 has one system set, all (its 12 submissions and INPUT)")
+        raise InputError("system_set", "GJG15 has one system set, all (its 12 submissions and INPUT)")
     data = os.path.join(root, "data") if os.path.isdir(os.path.join(root, "data")) else root
     blocks, refs = _gold(gold_path)
     n = len(blocks)
@@ -195,10 +146,12 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
         hyps[s] = read_output(path)
         if len(hyps[s]) != n:
             raise InputError(path, f"has {len(hyps[s])} lines but the gold M2 {gold_path} has {n} sentence blocks")
-    rankings = read_rankings(os.path.join(data, "judgments.xml"), False, GJG_SYSTEMS, n)
+    check_sources(os.path.join(data, "original", "official_submissions", "INPUT"), hyps["INPUT"], blocks,
+                  list(range(n)), gold_path)
+    rankings = read_judgments(os.path.join(data, "judgments.xml"), 0, n, GJG_SYSTEMS)
     human = {"ew": dict(zip(GJG_SYSTEMS, GJG_EW)), "ts": {s: GJG_TS[s] for s in GJG_SYSTEMS}}
     lines = list(range(n))
-    judgments = {"sent": _items(rankings, {i: i for i in lines}, GJG_SYSTEMS)}
+    judgments = {"sent": rankings.restricted({i: i for i in lines}, GJG_SYSTEMS)}
     return Dataset("gjg15", "all", list(GJG_SYSTEMS), lines, [" ".join(b.source) for b in blocks], refs, hyps,
                    human, judgments, list(blocks), gold_path)
 
@@ -212,19 +165,23 @@ def load(name: str, root: str, gold_path: str, system_set: str | None = None) ->
         return load_seeda(root, gold_path, system_set or "base")
     if name == "gjg15":
         return load_gjg15(root, gold_path, system_set or "all")
-    raise InputError("--data", f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}")
+    raise InputError("data", f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}")
+
+
+# a human score: a plain decimal number (digits with an optional point and exponent), finite; no nan, inf, 0_5
+_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def _numbers(path: str, count: int) -> list[float]:
     if not os.path.isfile(path):
         raise InputError(path, "no such file (human system scores)")
-    rows = [x for x in read_text(path, what="human scores").split("\n") if x.strip()]
+    rows = [(k, x.strip()) for k, x in enumerate(read_lines(path), 1) if x.strip()]
     if len(rows) != count:
         raise InputError(path, f"has {len(rows)} scores; expected {count}, one per system in alphabetical order")
     out = []
-    for k, x in enumerate(rows, 1):
-        try:
-            out.append(float(x))
-        except ValueError:
-            raise InputError(path, f"{x.strip()!r} is not a number", line=k) from None
+    for k, x in rows:
+        value = float(x) if _NUMBER.fullmatch(x) else math.nan
+        if not math.isfinite(value):
+            raise InputError(path, f"{shown(x)!r} is not a finite decimal number", line=k)
+        out.append(value)
     return out

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from peet_fast.meta_eval.judgments import FIRST, SECOND, TIE, Pairs
+from peet_fast.meta_eval.human.judgments import FIRST, SECOND, TIE, Pairs
 
 
 def win_matrix(counts: np.ndarray, n: int, ties: bool = False) -> np.ndarray:

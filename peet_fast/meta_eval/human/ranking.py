@@ -9,10 +9,10 @@ from typing import Sequence
 import numpy as np
 
 from peet_fast.io import InputError
-from peet_fast.meta_eval.clusters import cluster_numbers, range_text, rank_ranges, run_ranks
-from peet_fast.meta_eval.expected_wins import bootstrap_expected_wins, expected_wins
-from peet_fast.meta_eval.judgments import Judgments, read_judgments
-from peet_fast.meta_eval.trueskill import gjg15_runs
+from peet_fast.meta_eval.human.clusters import cluster_numbers, range_text, rank_ranges, run_ranks
+from peet_fast.meta_eval.human.expected_wins import bootstrap_expected_wins, expected_wins
+from peet_fast.meta_eval.human.judgments import Judgments, read_judgments
+from peet_fast.meta_eval.human.trueskill import gjg15_runs
 
 METHODS = ("ew", "ts")
 UNITS = ("pairs", "items")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from peet_fast._ext import trueskill as _ts
-from peet_fast.meta_eval.expected_wins import resampled_counts
-from peet_fast.meta_eval.judgments import Pairs, pair_table
+from peet_fast.meta_eval.human.expected_wins import resampled_counts
+from peet_fast.meta_eval.human.judgments import Pairs, pair_table
 
 
 @dataclass(frozen=True)
