@@ -107,7 +107,12 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     systems = [s for s in SEEDA_SYSTEMS if s not in SEEDA_LEFT_OUT[system_set]]
     blocks, refs = _gold(gold_path)
     xml = {j: os.path.join(root, "data", f"judgments_{j}.xml") for j in SEEDA_JUDGMENTS}
-    rankings = {j: read_judgments(p, 1, len(blocks), SEEDA_SYSTEMS) for j, p in xml.items()}
+    rankings = {j: read_judgments(p, 1, None, SEEDA_SYSTEMS) for j, p in xml.items()}
+    for j, p in xml.items():        # src-ids are lines of the gold's test set: a short gold is the gold's error
+        last = int(rankings[j].lines.max()) if len(rankings[j].lines) else -1
+        if last >= len(blocks):
+            raise InputError(gold_path, f"has {len(blocks)} sentence blocks, but {p} judges src-id {last + 1}: "
+                                        "is it the CoNLL-14 test set (1,312 blocks)?")
     lines = sorted(set(rankings["sent"].lines.tolist()))
     position = {line: k for k, line in enumerate(lines)}
     stray = sorted(set(rankings["edit"].lines.tolist()) - set(lines))
