@@ -93,6 +93,9 @@ def check_sources(path: str, sources: list, blocks: list, lines: list, gold_path
                                    "outputs must be the CoNLL-14 test set, in its order)", k + 1)
 
 
+CONLL14_BLOCKS = 1312        # sentence blocks of the CoNLL-14 test set's gold M2
+
+
 def _gold(gold_path: str):
     from peet_fast.formats.m2 import annotator_references, read_m2
 
@@ -107,8 +110,9 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     systems = [s for s in SEEDA_SYSTEMS if s not in SEEDA_LEFT_OUT[system_set]]
     blocks, refs = _gold(gold_path)
     xml = {j: os.path.join(root, "data", f"judgments_{j}.xml") for j in SEEDA_JUDGMENTS}
-    rankings = {j: read_judgments(p, 1, None, SEEDA_SYSTEMS) for j, p in xml.items()}
-    for j, p in xml.items():        # src-ids are lines of the gold's test set: a short gold is the gold's error
+    conll14 = len(blocks) == CONLL14_BLOCKS     # else a src-id past the gold is the gold's error, not the judgments'
+    rankings = {j: read_judgments(p, 1, len(blocks) if conll14 else None, SEEDA_SYSTEMS) for j, p in xml.items()}
+    for j, p in xml.items():
         last = int(rankings[j].lines.max()) if len(rankings[j].lines) else -1
         if last >= len(blocks):
             raise InputError(gold_path, f"has {len(blocks)} sentence blocks, but {p} judges src-id {last + 1}: "
