@@ -22,9 +22,11 @@ def test_styles_never_repeat():
 def test_window_plot_lines_distinct():
     pytest.importorskip("matplotlib")
     rows = [{"from": k + 1, "to": k + 4, "pearson": 0.1 * k, "spearman": -0.1 * k} for k in range(3)]
-    summary = {"window_size": 4, "metrics": {f"m{k}": {"window": {"ew": rows}} for k in range(12)}}
+    summary = {"window_size": 4, "metrics": {f"m{k}": {"window": {"ew": rows}, "higher_is_better": k != 3}
+                                             for k in range(12)}}
     fig = plots.window_figure(summary, "ew")
     lines = fig.axes[0].get_lines()
+    assert lines[6].get_label() == "m3 (-) Pearson"                 # a negated metric says so
     pearson = [(ln.get_color(), ln.get_marker()) for ln in lines if ln.get_label().endswith("Pearson")]
     assert len(pearson) == 12 and len(set(pearson)) == 12
     import matplotlib.pyplot as plt

@@ -119,6 +119,7 @@ def window_figure(summary: dict, human: str):
     for (name, m), (color, marker) in zip(metrics.items(), styles(len(metrics))):
         rows = m["window"][human]
         x = [r["from"] for r in rows]
+        name = name if m.get("higher_is_better", True) else f"{name} (-)"      # negated: lower is better
         ax.plot(x, [r["pearson"] if r["pearson"] is not None else float("nan") for r in rows], color=color,
                 marker=marker, label=f"{name} Pearson")
         ax.plot(x, [r["spearman"] if r["spearman"] is not None else float("nan") for r in rows], color=color,
