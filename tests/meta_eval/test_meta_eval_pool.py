@@ -47,6 +47,10 @@ def test_each_output_scored_once_for_every_set(seeda):
         assert got == alone.corr_system(metric)             # the same statistics: identical figures
         assert me.corr_sentence(metric) == alone.corr_sentence(metric)
     assert CountingWer.calls == [15, 12, 13, 14, 15]
+    # a registry name too is scored once, by the pool, for every set
+    names = [me.scored("wer") for me in evals]
+    assert all(sc.metric is names[-1].metric for sc in names) and names[0].system == {
+        s: names[-1].system[s] for s in evals[0].systems}
 
 
 def test_a_changed_output_is_not_taken_from_the_pool(seeda, tmp_path):
