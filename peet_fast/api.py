@@ -343,10 +343,12 @@ def meta_eval(data: str, root: str, gold: str, system_set: str | None = None, *,
     """A meta-evaluation dataset as gec-metrics' MetaEvalSEEDA / MetaEvalGJG offer it: data "seeda" or "gjg15",
     root a clone of its repository (tmu-nlp/SEEDA; grammatical/evaluation), gold the CoNLL-14 gold M2's path (the
     references: its two annotators), system_set SEEDA's "base" (default), "+INPUT", "+REF-F_GPT-3.5" ("+fluency") or
-    "all". Returns a peet_fast.meta_eval.metric.evaluator.MetaEval: .systems, .sources, .references, .hypotheses (system ->
-    its sentences), .human, and corr_system(metric, aggregation=...), corr_sentence(metric),
+    "all". Returns a peet_fast.meta_eval.metric.evaluator.MetaEval: .systems, .sources, .references, .hypotheses
+    (system -> its sentences), .human, and corr_system(metric, aggregation=...), corr_sentence(metric),
     window_analysis(metric, window), pairwise_analysis(metric), compare(a, b), summary(metrics), each metric a
-    registry name, a Metric, or plain scores ({system: score}; {system: [one per sentence]}), higher is better."""
+    registry name, a Metric, or plain scores ({system: score}; {system: [one per sentence]}), higher is better.
+    Bad values (a missing or None gold, NaN or None scores, a negative bootstrap) raise InputError (a ValueError)
+    naming the parameter and, for scores, the system (peet_fast.meta_eval.metric.scores)."""
     from peet_fast.meta_eval.metric.evaluator import meta_eval as _meta_eval
 
     return _meta_eval(data, root, gold, system_set, model=model, spacy_model=spacy_model, batch_size=batch_size)

@@ -3,11 +3,16 @@ or GJG15 (peet_fast.meta_eval; docs/meta-eval.md)."""
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
+import json
 import os
+import shutil
 import sys
+import tempfile
 
 from peet_fast.cli._common import add_output_option, add_pipeline_options, load_annotator, model_summary
-from peet_fast.io import InputError, check_not_input, check_output, write_json
+from peet_fast.io import InputError, check_not_input, check_output
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
                 "ew": "EW", "ts": "TS"}
@@ -72,10 +77,11 @@ SIGN_NOTE = ("sign: + the metric's own scores; - a lower-is-better metric, its s
              "here: positive = agreement with the humans)")
 
 
-def print_tables(summary: dict, out=sys.stdout) -> None:
+def print_tables(summary: dict, out=None) -> None:
     """The system-level table (Pearson r and Spearman rho per human score), the sentence-level one (accuracy, Kendall
     and the tie-aware accuracy per judgments), the windows (with --window) and, with --bootstrap, the tests of every
     two metrics (the summary always holds them)."""
+    out = sys.stdout if out is None else out          # at call time: a caller may have replaced sys.stdout
     metrics = summary["metrics"]
     width = max(len("metric"), *(len(m) for m in metrics))
     print(f"{summary['data']} {summary['system_set']}: {len(summary['systems'])} systems, {summary['sentences']} "
@@ -127,7 +133,21 @@ def _p(x) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
+# the library's parameter names (peet_fast.meta_eval: InputError("system_set", ...)) -> this command's flags
+FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--system-set", "bootstrap": "--bootstrap",
+         "seed": "--seed"}
+
+
 def run(args) -> int:
+    try:
+        return _run(args)
+    except InputError as exc:
+        if exc.line is None and exc.path in FLAGS:
+            raise InputError(FLAGS[exc.path], str(exc)[len(exc.path) + 2:]) from None
+        raise
+
+
+def _run(args) -> int:
     name, root = args.data
     check_output(args.summary, [root, args.gold, args.model])
     if args.plot:
@@ -172,18 +192,110 @@ def run(args) -> int:
     summaries = [me.summary(args.metric, args.aggregation, args.window, args.bootstrap, args.seed, args.level)
                  for me in evals]
     extra = {"gold": args.gold, "root": root, "model": None if model is None else model_summary(model, args)}
-    if args.summary:
-        write_json(args.summary, {**summaries[0], **extra} if len(summaries) == 1 else
-                   {"system_sets": {s["system_set"]: s for s in summaries}, **extra})
-    if args.plot:
-        from peet_fast.meta_eval.metric.plots import write_plots
+    inputs = [root, args.gold, args.model, args.summary]
+    staged = Staged()
+    written: list = []
+    try:                       # every output to a temporary first; all renamed into place once the last is complete
+        if args.summary:
+            with staged.file(args.summary) as fh:
+                json.dump({**summaries[0], **extra} if len(summaries) == 1 else
+                          {"system_sets": {s["system_set"]: s for s in summaries}, **extra},
+                          fh, indent=2, ensure_ascii=False)
+                fh.write("\n")
+        if args.plot:
+            from peet_fast.meta_eval.metric.plots import write_plots
 
-        for summary in summaries:
-            where = args.plot if len(summaries) == 1 else os.path.join(args.plot, summary["system_set"])
-            for path in write_plots(summary, where, inputs=[root, args.gold, args.model, args.summary]):
-                print(f"wrote {path}", file=sys.stderr)
+            for summary in summaries:       # several sets: one directory each, --plot/SET
+                target = args.plot if len(summaries) == 1 else os.path.join(args.plot, summary["system_set"])
+                for path in write_plots(summary, staged.directory(target), inputs=inputs):
+                    final = os.path.join(target, os.path.basename(path))
+                    check_not_input(final, inputs)
+                    if os.path.isdir(final):
+                        raise InputError(final, "is a directory; a plot would replace it")
+                    written.append(final)
+        staged.commit()
+    except BaseException:
+        staged.discard()
+        raise
+    for final in written:
+        print(f"wrote {final}", file=sys.stderr)
     for k, summary in enumerate(summaries):
         if k:
             print()
         print_tables(summary)
     return 0
+
+
+class Staged:
+    """A command's outputs written to temporaries beside their targets (a file: .peet-fast-...tmp in its directory;
+    a directory of plots: a temporary directory inside it, or beside it where it does not exist yet), renamed into
+    place together by commit() once every one is complete; discard() (a failure, an interruption) removes them and
+    leaves every earlier output as it was (docs/safety.md)."""
+
+    def __init__(self):
+        self.files: list[tuple[str, str]] = []          # (temporary, target)
+        self.dirs: list[tuple[str, str]] = []           # (temporary directory, target directory)
+
+    @contextlib.contextmanager
+    def file(self, path: str):
+        from peet_fast.io.write import _temp_prefix, check_parent, current_umask, naming, output_target
+
+        target, in_place = output_target(path)
+        if in_place:                                    # a device or a process's stream: written at commit
+            buffer = io.StringIO()
+            yield buffer
+            self.files.append((buffer, path))
+            return
+        directory = os.path.dirname(os.path.abspath(target))
+        check_parent(path, directory)
+        with naming(path):
+            fd, tmp = tempfile.mkstemp(prefix=f"{_temp_prefix()}-", suffix=".tmp", dir=directory)
+        self.files.append((tmp, target))
+        with naming(path):
+            os.chmod(tmp, 0o666 & ~current_umask())
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+                yield fh
+
+    def directory(self, path: str) -> str:
+        from peet_fast.io.write import _temp_prefix, current_umask, naming
+
+        base = os.path.abspath(path)
+        while not os.path.isdir(base):                 # the directory itself, else its nearest existing ancestor
+            if os.path.lexists(base) and base != os.path.abspath(path):
+                raise InputError(path, f"cannot be created: {base} is a file, not a directory")
+            base = os.path.dirname(base)
+        with naming(path):
+            tmp = tempfile.mkdtemp(prefix=f"{_temp_prefix()}-", suffix=".tmp", dir=base)
+            os.chmod(tmp, 0o777 & ~current_umask())       # the mode of a directory made by makedirs
+        self.dirs.append((tmp, path))
+        return tmp
+
+    def commit(self) -> None:
+        from peet_fast.io.write import naming
+
+        for tmp, target in self.dirs:
+            with naming(target):
+                if os.path.isdir(target):
+                    for name in sorted(os.listdir(tmp)):
+                        os.replace(os.path.join(tmp, name), os.path.join(target, name))
+                    os.rmdir(tmp)
+                else:
+                    os.makedirs(os.path.dirname(os.path.abspath(target)), exist_ok=True)
+                    shutil.move(tmp, target)
+        for tmp, target in self.files:
+            with naming(target):
+                if isinstance(tmp, io.StringIO):
+                    with open(target, "a", encoding="utf-8") as fh:
+                        fh.write(tmp.getvalue())
+                else:
+                    os.replace(tmp, target)
+        self.files, self.dirs = [], []
+
+    def discard(self) -> None:
+        for tmp, _ in self.files:
+            if isinstance(tmp, str):
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
+        for tmp, _ in self.dirs:
+            shutil.rmtree(tmp, ignore_errors=True)
+        self.files, self.dirs = [], []

@@ -172,7 +172,7 @@ def test_plain_scores_equal_gec_metrics(shared, name, system_set):
     me = load(shared, name, system_set)
     sent, corp = _tied_scores(me, 7)
     if name == "gjg15":       # gec-metrics' sentence data: the judged lines only, in src-id order
-        lines = sorted({i.sentence for i in me.dataset.judgments["sent"]})
+        lines = sorted({i.line for i in me.dataset.judgments["sent"]})
         given = {s: [sent[s][i] for i in lines] for s in me.systems}
     else:
         given = sent

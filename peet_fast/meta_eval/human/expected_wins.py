@@ -31,14 +31,35 @@ def win_matrix(counts: np.ndarray, n: int, ties: bool = False) -> np.ndarray:
     return wins
 
 
-def expected_wins_of(wins: np.ndarray) -> np.ndarray:
-    """EW.pl's score of each system from a win matrix (..., n, n) (several at once along the leading axes)."""
+OPPONENTS = ("beaten", "all")
+
+
+def expected_wins_of(wins: np.ndarray, opponents: str = "beaten") -> np.ndarray:
+    """Each system's Expected Wins from a win matrix (..., n, n) (several at once along the leading axes), the one
+    implementation of both conventions:
+
+    - opponents "beaten": EW.pl's (the module docstring), for human judgments;
+    - opponents "all": gec-metrics' run_expected_wins, for a metric's sentence scores turned into wins
+      (peet_fast.meta_eval.metric.system): the mean over every other system j of wins[i, j] / (wins[i, j] +
+      wins[j, i]), a pair never compared counting 0.5, summed over j in index order then divided by n - 1 (as
+      gec-metrics sums, so the figures are its own to the last bit)."""
     wins = np.asarray(wins, dtype=np.float64)
-    beat = wins > 0
     played = wins + np.swapaxes(wins, -1, -2)
+    if opponents == "all":
+        n = wins.shape[-1]
+        share = np.divide(wins, played, out=np.full_like(wins, 0.5), where=played > 0)
+        total = np.zeros(wins.shape[:-1])
+        for j in range(n):                            # in gec-metrics' order (numpy's sum would pair the terms)
+            column = share[..., j].copy()
+            column[..., j] = 0.0                      # not an opponent of itself: adds nothing
+            total = total + column
+        return total / max(n - 1, 1)
+    if opponents != "beaten":
+        raise ValueError(f"opponents must be one of {', '.join(OPPONENTS)}, not {opponents!r}")
+    beat = wins > 0
     share = np.divide(wins, played, out=np.zeros_like(wins), where=beat)
-    opponents = beat.sum(axis=-1)
-    return np.divide(share.sum(axis=-1), opponents, out=np.zeros(share.shape[:-1]), where=opponents > 0)
+    count = beat.sum(axis=-1)
+    return np.divide(share.sum(axis=-1), count, out=np.zeros(share.shape[:-1]), where=count > 0)
 
 
 def expected_wins(pairs: Pairs, ties: bool = False) -> dict[str, float]:
@@ -54,15 +75,15 @@ def resampled_counts(pairs: Pairs, samples: int, rng: np.random.Generator, unit:
     "items" draws the judged ranking items (those with a pairwise judgment) with replacement, each bringing all of
     its judgments."""
     n_pairs = len(pairs.systems) * (len(pairs.systems) - 1) // 2
-    category = pairs.pair_id * 3 + pairs.outcome
     out = np.empty((samples, 3 * n_pairs), dtype=np.int64)
     if len(pairs) == 0 or samples == 0:
         out[:] = 0
         return out.reshape(samples, n_pairs, 3)
     if unit == "pairs":
-        totals = np.bincount(category, minlength=3 * n_pairs)
+        totals = pairs.counts().ravel()
         out[:] = rng.multinomial(len(pairs), totals / totals.sum(), size=samples)
     elif unit == "items":
+        category = pairs.pair_id * 3 + pairs.outcome
         items, item_of_row = np.unique(pairs.item, return_inverse=True)
         key, mult = np.unique(item_of_row * (3 * n_pairs) + category, return_counts=True)
         key_item, key_cat = np.divmod(key, 3 * n_pairs)

@@ -40,6 +40,8 @@ from peet_fast.io import InputError, open_input, read_lines, shown
 RANKS = range(1, 6)
 SKIPPED_USERS = ("admin",)          # EW.pl, print_pairs.pl: `return if $user eq "admin"`
 READ_BLOCK = 1 << 20
+PAIRS_CHUNK = 1 << 14               # items whose pairs are built at once
+MAX_PAIRS = 1 << 26                 # the most pairwise judgments ranked (13 bytes each: 870 MB at most)
 MAX_JUDGMENTS_BYTES = 1 << 30       # io.MAX_FILE_READ: the most a judgments file may hold
 
 # outcome codes of a pairwise judgment between a pair's first (lower-index) and second system
@@ -92,8 +94,12 @@ class Pairs:
     def counts(self) -> np.ndarray:
         """(pairs, 3): per pair of systems (pair_table's order), its FIRST, TIE and SECOND judgments."""
         n_pairs = len(self.systems) * (len(self.systems) - 1) // 2
-        flat = np.bincount(self.pair_id * 3 + self.outcome, minlength=3 * n_pairs)
-        return flat.reshape(n_pairs, 3).astype(np.int64)
+        flat = np.zeros(3 * n_pairs, dtype=np.int64)
+        for lo in range(0, len(self), 1 << 20):             # bounded temporaries
+            hi = lo + (1 << 20)
+            ids = pair_ids(self.first[lo:hi], self.second[lo:hi], len(self.systems))
+            flat += np.bincount(ids * 3 + self.outcome[lo:hi], minlength=3 * n_pairs)
+        return flat.reshape(n_pairs, 3)
 
 
 def pair_ids(first: np.ndarray, second: np.ndarray, n: int) -> np.ndarray:
@@ -212,18 +218,26 @@ class Judgments:
         del entry_item, system, kept
         counts = np.bincount(e_item, minlength=len(self))
         offsets = np.concatenate([[0], np.cumsum(counts)])
-        parts = []
+        total = int((counts * (counts - 1) // 2).sum())
+        if total > MAX_PAIRS:
+            raise InputError(self.path, f"holds {total:,} pairwise judgments among the systems ranked; at most "
+                                        f"{MAX_PAIRS:,} are ranked")
+        cols = [np.empty(total, dtype=d) for d in (np.int32, np.int32, np.int32, np.int8)]
+        at = 0
         for m in np.unique(counts[counts >= 2]).tolist():
-            its = np.flatnonzero(counts == m)
             x, y = np.triu_indices(m, 1)
-            base = offsets[its][:, None]
-            a, b = e_sys[base + x], e_sys[base + y]
-            ra, rb = e_rank[base + x], e_rank[base + y]
-            outcome = np.where(ra == rb, TIE, np.where((ra < rb) == (a < b), FIRST, SECOND)).astype(np.int8)
-            parts.append((np.repeat(its.astype(np.int32), len(x)), np.minimum(a, b).ravel(),
-                          np.maximum(a, b).ravel(), outcome.ravel()))
-        cols = [np.concatenate([p[j] for p in parts]) if parts else np.zeros(0, dtype=d)
-                for j, d in enumerate((np.int32, np.int32, np.int32, np.int8))]
+            every = np.flatnonzero(counts == m)
+            for lo in range(0, len(every), PAIRS_CHUNK):     # bounded temporaries: PAIRS_CHUNK items at a time
+                its = every[lo:lo + PAIRS_CHUNK]
+                base = offsets[its][:, None]
+                a, b = e_sys[base + x], e_sys[base + y]
+                ra, rb = e_rank[base + x], e_rank[base + y]
+                end = at + a.size
+                cols[0][at:end] = np.repeat(its, len(x))
+                cols[1][at:end] = np.minimum(a, b).ravel()
+                cols[2][at:end] = np.maximum(a, b).ravel()
+                cols[3][at:end] = np.where(ra == rb, TIE, np.where((ra < rb) == (a < b), FIRST, SECOND)).ravel()
+                at = end
         return Pairs(names, *cols, len(self))
 
 

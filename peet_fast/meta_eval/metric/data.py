@@ -94,6 +94,20 @@ def check_sources(path: str, sources: list, blocks: list, lines: list, gold_path
 
 
 CONLL14_BLOCKS = 1312        # sentence blocks of the CoNLL-14 test set's gold M2
+# the largest judgments file a dataset may hold (SEEDA's and GJG15's hold under 1 MB): meta-eval keeps an object per
+# ranking item and per pair of its sentence level, about 17 bytes of memory per byte of the file
+MAX_DATASET_JUDGMENTS = 32 << 20
+
+
+def _bounded(path: str) -> str:
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        return path                                   # read_judgments says why it cannot be read
+    if size > MAX_DATASET_JUDGMENTS:
+        raise InputError(path, f"holds {size:,} bytes; a dataset's judgments file holds at most "
+                               f"{MAX_DATASET_JUDGMENTS >> 20} MiB (SEEDA's and GJG15's hold under 1 MB)")
+    return path
 
 
 def _gold(gold_path: str):
@@ -111,7 +125,8 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     blocks, refs = _gold(gold_path)
     xml = {j: os.path.join(root, "data", f"judgments_{j}.xml") for j in SEEDA_JUDGMENTS}
     conll14 = len(blocks) == CONLL14_BLOCKS     # else a src-id past the gold is the gold's error, not the judgments'
-    rankings = {j: read_judgments(p, 1, len(blocks) if conll14 else None, SEEDA_SYSTEMS) for j, p in xml.items()}
+    rankings = {j: read_judgments(_bounded(p), 1, len(blocks) if conll14 else None, SEEDA_SYSTEMS)
+                for j, p in xml.items()}
     for j, p in xml.items():
         last = int(rankings[j].lines.max()) if len(rankings[j].lines) else -1
         if last >= len(blocks):
@@ -157,7 +172,7 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
             raise InputError(path, f"has {len(hyps[s])} lines but the gold M2 {gold_path} has {n} sentence blocks")
     check_sources(os.path.join(data, "original", "official_submissions", "INPUT"), hyps["INPUT"], blocks,
                   list(range(n)), gold_path)
-    rankings = read_judgments(os.path.join(data, "judgments.xml"), 0, n, GJG_SYSTEMS)
+    rankings = read_judgments(_bounded(os.path.join(data, "judgments.xml")), 0, n, GJG_SYSTEMS)
     human = {"ew": dict(zip(GJG_SYSTEMS, GJG_EW)), "ts": {s: GJG_TS[s] for s in GJG_SYSTEMS}}
     lines = list(range(n))
     judgments = {"sent": rankings.restricted({i: i for i in lines}, GJG_SYSTEMS)}
@@ -167,7 +182,14 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
 
 def load(name: str, root: str, gold_path: str, system_set: str | None = None) -> Dataset:
     """The dataset `name` ("seeda" or "gjg15") from its clone at root, references from the gold M2 at gold_path.
-    system_set: SEEDA's (default "base"); GJG15 has only "all"."""
+    system_set: SEEDA's (default "base"); GJG15 has only "all". A parameter of the wrong type is an InputError
+    naming it (data, root, gold, system_set)."""
+    for param, value in (("data", name), ("root", root), ("gold", gold_path)):
+        if not isinstance(value, (str, os.PathLike)):
+            raise InputError(param, f"{type(value).__name__} is not a {'dataset name' if param == 'data' else 'path'}")
+    if system_set is not None and not isinstance(system_set, str):
+        raise InputError("system_set", f"{type(system_set).__name__} is not a system set's name")
+    name, root, gold_path = os.fspath(name), os.fspath(root), os.fspath(gold_path)
     if not os.path.isdir(root):
         raise InputError(root, "no such directory (a clone of the dataset's repository)")
     if name == "seeda":

@@ -25,6 +25,7 @@ from peet_fast.meta_eval.metric import data as D
 from peet_fast.meta_eval.metric import sentence as SL
 from peet_fast.meta_eval.metric import significance as SG
 from peet_fast.meta_eval.metric import system as SY
+from peet_fast.meta_eval.metric.scores import checked_scores
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
 
 
@@ -171,6 +172,7 @@ class MetaEval:
         return out
 
     def _plain(self, scores: Mapping) -> Scored:
+        scores = checked_scores(scores, self.systems, len(self.sources))
         missing = [s for s in self.systems if s not in scores]
         if missing:
             raise InputError("scores", f"no score for the system{'s' if len(missing) > 1 else ''} "

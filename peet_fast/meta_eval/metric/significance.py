@@ -63,6 +63,13 @@ def system_intervals(boot: np.ndarray, human: dict, systems: list) -> dict:
 
 
 def sentence_indices(n: int, resamples: int, seed: int = DEFAULT_SEED) -> np.ndarray:
+    """(resamples, n) indices of the resampled units; InputError naming `bootstrap` or `seed` for a count or seed
+    that is not a non-negative integer."""
+    from peet_fast.io import InputError
+
+    for name, value in (("bootstrap", resamples), ("seed", seed)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+            raise InputError(name, f"{value!r} is not a non-negative integer")
     return bootstrap_indices(n, resamples, seed)
 
 

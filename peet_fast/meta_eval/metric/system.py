@@ -24,6 +24,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from peet_fast.meta_eval.human.expected_wins import expected_wins_of
+
 AGGREGATIONS = ("corpus", "ts", "ew", "mean")
 TRUESKILL = {"mu": 0.0, "sigma": 0.5, "beta": 0.25, "tau": 0.0, "draw_probability": 0.25}
 
@@ -81,19 +83,9 @@ def pairwise_wins(scores: np.ndarray) -> np.ndarray:
 
 
 def expected_wins(wins: np.ndarray) -> np.ndarray:
-    """Expected Wins of each system from a (S, S) win-count matrix (wins[a, b]: sentences where a beat b), summed
-    in gec-metrics' order (over b, then divided by S - 1)."""
-    w = np.asarray(wins, dtype=np.float64).tolist()
-    S = len(w)
-    out = []
-    for a in range(S):
-        acc = 0.0
-        for b in range(S):
-            if a != b:
-                total = w[a][b] + w[b][a]
-                acc += w[a][b] / total if total else 0.5
-        out.append(acc / max(S - 1, 1))
-    return np.array(out, dtype=np.float64)
+    """Expected Wins of each system from a (S, S) win-count matrix (wins[a, b]: sentences where a beat b), in
+    gec-metrics' convention (human.expected_wins.expected_wins_of, opponents "all")."""
+    return expected_wins_of(wins, "all")
 
 
 def trueskill_scores(scores: np.ndarray) -> np.ndarray:
