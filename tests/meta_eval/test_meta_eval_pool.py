@@ -110,3 +110,14 @@ def test_command_line_sets_intervals_sign_and_progress(seeda, tmp_path):
     acc = base["errant"]["sentence"]["sent"]
     assert f"{acc['accuracy']:.3f} [{acc['accuracy_ci'][0]:.3f},{acc['accuracy_ci'][1]:.3f}]" in \
         [line for line in blocks[0].splitlines() if line.startswith("errant ")][1]
+
+
+def test_several_sets_plot_one_directory_each(seeda, tmp_path):
+    pytest.importorskip("matplotlib")
+    done = run_cli("--data", "seeda", seeda[0], "--gold", seeda[1], "--metric", "wer", "--window", "4",
+                   "--system-set", "base", "all", "--plot", str(tmp_path / "plots"), "--quiet")
+    assert done.returncode == 0, done.stderr
+    for s in ("base", "all"):
+        names = sorted(p.name for p in (tmp_path / "plots" / s).iterdir())
+        assert "window-ew_sent.png" in names and "pairwise-wer-sent.png" in names
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["all", "base"]
