@@ -12,6 +12,8 @@ figures are identical (ERRANT: every figure should be; GLEU differs by design: G
 Timings are never pass/fail: the exit status is 1 only when an ERRANT figure differs.
 
     python benchmarks/meta_eval.py [--json OUT] [--no-gecm]
+    python benchmarks/meta_eval.py --every wer,errant --before     # one scoring per dataset against each set alone
+    python benchmarks/meta_eval.py --every registry                 # every registry metric, cold and warm
 """
 from __future__ import annotations
 
@@ -28,19 +30,22 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = (ROOT / ".." / "shared" / "corpora").resolve()
 RUNS = [("seeda", "base"), ("seeda", "all"), ("gjg15", "all")]
+ALL_RUNS = [("seeda", "base"), ("seeda", "+REF-F_GPT-3.5"), ("seeda", "all"), ("gjg15", "all")]
 WINDOW = 4
 
 
-def peet_side(corpora: Path, metrics: list[str]) -> dict:
-    """Run in the child process: the whole meta-evaluation with peet-fast, figures and seconds as JSON."""
+def peet_side(corpora: Path, metrics: list[str], runs=RUNS, share: bool = True) -> dict:
+    """Run in the child process: the whole meta-evaluation with peet-fast, figures and seconds as JSON (share=False:
+    each system set scored on its own, as before issue 35)."""
     sys.path.insert(0, str(ROOT))
     t_start = time.perf_counter()
     from peet_fast.meta_eval.metric.evaluator import meta_eval
 
     gold = str(corpora / "conll14" / "official-2014.combined.m2")
     out = []
-    for name, system_set in RUNS:
-        me = meta_eval(name, str(corpora / "judgments" / ("seeda" if name == "seeda" else "gjg15")), gold, system_set)
+    for name, system_set in runs:
+        me = meta_eval(name, str(corpora / "judgments" / ("seeda" if name == "seeda" else "gjg15")), gold, system_set,
+                       share=share)
         for m in metrics:
             t0 = time.perf_counter()
             out.append({"data": name, "system_set": system_set, "metric": m,
@@ -61,10 +66,16 @@ def timed(cmd: list[str], env: dict) -> tuple[float, float, dict]:
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), json.loads(res.stdout)
 
 
-def run_peet(corpora: Path, metrics: list[str]) -> tuple[float, float, dict]:
+def run_peet(corpora: Path, metrics: list[str], runs=None, share: bool = True, warm: bool = False):
+    """(wall, CPU, answer) of a cold run (a new parse cache); warm: also the same run again on that cache, returned
+    as a second (wall, CPU, answer)."""
+    extra = [] if runs is None else ["--runs", ";".join(f"{n}:{s}" for n, s in runs)]
+    extra += [] if share else ["--no-share"]
     with tempfile.TemporaryDirectory(prefix="peet-fast-cache-") as cache:
         env = {**os.environ, "PEET_FAST_CACHE": cache, "PYTHONPATH": str(ROOT)}
-        return timed([sys.executable, __file__, "--peet-side", ",".join(metrics), "--corpora", str(corpora)], env)
+        cmd = [sys.executable, __file__, "--peet-side", ",".join(metrics), "--corpora", str(corpora), *extra]
+        cold = timed(cmd, env)
+        return (cold, timed(cmd, env)) if warm else cold
 
 
 def run_gecm(corpora: Path, python: Path, metrics: list[str]) -> tuple[float, float, dict]:
@@ -97,6 +108,33 @@ def figures(run: dict, gecm: bool) -> dict:
     return out
 
 
+def every(args) -> int:
+    """--every: peet-fast alone on the registry metrics over ALL_RUNS, cold and warm, shared (and unshared)."""
+    sys.path.insert(0, str(ROOT))
+    from peet_fast.metrics.base import metric_names
+
+    metrics = list(metric_names()) if args.every == "registry" else args.every.split(",")
+    report: dict = {"runs": [f"{n} {s}" for n, s in ALL_RUNS], "metrics": metrics}
+    for share in ([True, False] if args.before else [True]):
+        (c_wall, c_cpu, ans), (w_wall, w_cpu, _) = run_peet(args.corpora, metrics, ALL_RUNS, share, warm=True)
+        key = "shared" if share else "unshared"
+        per_metric: dict = {}
+        for r in ans["runs"]:
+            per_metric[r["metric"]] = per_metric.get(r["metric"], 0.0) + r["seconds"]
+        report[key] = {"cold_wall_s": c_wall, "cold_cpu_s": c_cpu, "warm_wall_s": w_wall, "warm_cpu_s": w_cpu,
+                       "cold_seconds_per_metric": per_metric}
+        print(f"peet-fast {key}, {len(metrics)} metrics x {len(ALL_RUNS)} runs: cold {c_cpu:.1f} s CPU "
+              f"({c_wall:.1f} s wall), warm {w_cpu:.1f} s CPU ({w_wall:.1f} s wall)")
+        print("  cold wall seconds per metric: " + ", ".join(f"{m} {v:.1f}" for m, v in per_metric.items()))
+    if args.before:
+        a, b = report["unshared"], report["shared"]
+        print(f"unshared / shared: cold {a['cold_cpu_s'] / b['cold_cpu_s']:.2f}x CPU, warm "
+              f"{a['warm_cpu_s'] / b['warm_cpu_s']:.2f}x CPU")
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1), "utf-8")
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpora", type=Path, default=CORPORA)
@@ -105,11 +143,21 @@ def main() -> int:
     ap.add_argument("--metrics", default="errant,gleu",
                     help="the metrics both tools have to compare: errant, gleu or both (default errant,gleu)")
     ap.add_argument("--no-all", action="store_true", help="skip the run of every peet-fast metric")
+    ap.add_argument("--every", metavar="METRICS",
+                    help="peet-fast alone, these registry metrics (comma-separated; 'registry': all of them) over "
+                         "SEEDA base, +REF-F_GPT-3.5, all and GJG15, cold then warm, with each set's scoring shared "
+                         "(one scoring per dataset) and, with --before, also each set scored on its own")
+    ap.add_argument("--before", action="store_true", help="with --every: also the unshared run, for a ratio")
+    ap.add_argument("--runs", help=argparse.SUPPRESS)
+    ap.add_argument("--no-share", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--peet-side", metavar="METRICS", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.peet_side:
-        json.dump(peet_side(args.corpora, args.peet_side.split(",")), sys.stdout)
+        runs = RUNS if not args.runs else [tuple(r.split(":", 1)) for r in args.runs.split(";")]
+        json.dump(peet_side(args.corpora, args.peet_side.split(","), runs, not args.no_share), sys.stdout)
         return 0
+    if args.every:
+        return every(args)
     report: dict = {"runs": [f"{n} {s}" for n, s in RUNS], "window": WINDOW}
     if not args.no_all:
         wall, cpu, _ = run_peet(args.corpora, ["peet", "wer", "errant", "m2", "gleu"])

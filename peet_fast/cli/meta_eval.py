@@ -38,8 +38,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "annotators' corrections")
     p.add_argument("--metric", nargs="+", required=True, metavar="NAME",
                    help="metrics of the registry (peet, wer, errant, m2, gleu, ...)")
-    p.add_argument("--system-set", metavar="SET",
-                   help="SEEDA's systems: base (default), +INPUT, +REF-F_GPT-3.5 (+fluency) or all; GJG15: all")
+    p.add_argument("--system-set", nargs="+", metavar="SET",
+                   help="SEEDA's systems: base (default), +INPUT, +REF-F_GPT-3.5 (+fluency) or all, or several of "
+                        "them (each system, sentence and metric is scored once for all of them); GJG15: all")
     p.add_argument("--aggregation", default="corpus", choices=("corpus", "ts", "ew"),
                    help="a metric's system score: its corpus score (default), or its sentence scores turned into "
                         "pairwise wins and aggregated by TrueSkill (ts) or Expected Wins (ew), as gec-metrics' "
@@ -63,6 +64,19 @@ def _fmt(x) -> str:
     return "-" if x is None else f"{x:+.3f}"
 
 
+def _ci(cell: dict, key: str, signed: bool = True) -> str:
+    """ " [lo,hi]" of a figure's bootstrap interval, or "" without one."""
+    ci = cell.get(f"{key}_ci")
+    if not ci or ci[0] is None:
+        return ""
+    lo, hi = _fmt(ci[0]), _fmt(ci[1])
+    return f" [{lo},{hi}]" if signed else f" [{lo.lstrip('+')},{hi.lstrip('+')}]"
+
+
+SIGN_NOTE = ("sign: + the metric's own scores; - a lower-is-better metric, its scores negated first (every figure "
+             "here: positive = agreement with the humans)")
+
+
 def print_tables(summary: dict, out=None) -> None:
     """The system-level table (Pearson r and Spearman rho per human score), the sentence-level one (accuracy, Kendall
     and the tie-aware accuracy per judgments), the windows (with --window) and, with --bootstrap, the tests of every
@@ -71,29 +85,40 @@ def print_tables(summary: dict, out=None) -> None:
     metrics = summary["metrics"]
     width = max(len("metric"), *(len(m) for m in metrics))
     print(f"{summary['data']} {summary['system_set']}: {len(summary['systems'])} systems, {summary['sentences']} "
-          f"sentences; system scores: {summary['aggregation']}; lower-is-better metrics sign-flipped", file=out)
+          f"sentences; system scores: {summary['aggregation']}", file=out)
+    print(SIGN_NOTE + (f"; [95% interval of {summary['bootstrap']['resamples']} bootstrap resamples]"
+                       if summary.get("bootstrap") else ""), file=out)
+    sign = {name: "+" if m["higher_is_better"] else "-" for name, m in metrics.items()}
     first = next(iter(metrics.values()))
     if "system" in first:
         humans = list(first["system"])
-        print(f"{'metric':<{width}}" + "".join(f"  {HUMAN_TITLES[h] + ' r':>10}  {'rho':>6}" for h in humans), file=out)
+        ci = any(_ci(m["system"][h], "pearson") for m in metrics.values() for h in humans)
+        wide = 16 if ci else 0
+        print(f"{'metric':<{width}} sign" + "".join(f"  {HUMAN_TITLES[h] + ' r':>{10 + wide}}  {'rho':>{6 + wide}}"
+                                                    for h in humans), file=out)
         for name, m in metrics.items():
-            print(f"{name:<{width}}" + "".join(f"  {_fmt(m['system'][h]['pearson']):>10}  "
-                                                f"{_fmt(m['system'][h]['spearman']):>6}" for h in humans), file=out)
+            cells = [m["system"][h] for h in humans]
+            print(f"{name:<{width}} {sign[name]:>4}" + "".join(
+                f"  {_fmt(c['pearson']) + _ci(c, 'pearson'):>{10 + wide}}  "
+                f"{_fmt(c['spearman']) + _ci(c, 'spearman'):>{6 + wide}}" for c in cells), file=out)
     if any("sentence" in m for m in metrics.values()):
         judg = list(next(m for m in metrics.values() if "sentence" in m)["sentence"])
-        print(f"{'metric':<{width}}" + "".join(f"  {j + ' acc':>9}  {'tau':>6}  {'tie-aware':>9}" for j in judg),
-              file=out)
+        ci = any(_ci(m["sentence"][j], "accuracy") for m in metrics.values() if "sentence" in m for j in judg)
+        wide = 16 if ci else 0
+        print(f"{'metric':<{width}} sign" + "".join(f"  {j + ' acc':>{9 + wide}}  {'tau':>{6 + wide}}  "
+                                                    f"{'tie-aware':>9}" for j in judg), file=out)
         for name, m in metrics.items():
             if "sentence" not in m:
                 continue
             cells = [m["sentence"][j] for j in judg]
-            print(f"{name:<{width}}" + "".join(
-                f"  {_fmt(c['accuracy']).lstrip('+'):>9}  {_fmt(c['kendall']):>6}  "
+            print(f"{name:<{width}} {sign[name]:>4}" + "".join(
+                f"  {_fmt(c['accuracy']).lstrip('+') + _ci(c, 'accuracy', False):>{9 + wide}}  "
+                f"{_fmt(c['kendall']) + _ci(c, 'kendall'):>{6 + wide}}  "
                 f"{_fmt(c['tie_aware']['accuracy']).lstrip('+'):>9}" for c in cells), file=out)
     if summary.get("window_size"):
         for name, m in metrics.items():
             for h, rows in m["window"].items():
-                print(f"window {summary['window_size']} {name} {HUMAN_TITLES[h]}: " + " ".join(
+                print(f"window {summary['window_size']} {name} ({sign[name]}) {HUMAN_TITLES[h]}: " + " ".join(
                     f"{r['from']}-{r['to']}:{_fmt(r['pearson'])}/{_fmt(r['spearman'])}" for r in rows), file=out)
     for c in summary.get("comparisons", []) if summary.get("bootstrap") else []:
         a, b = c["metrics"]
@@ -144,36 +169,60 @@ def _run(args) -> int:
         from peet_fast.peet.model import load_model
 
         model = load_model(args.model)
-    me = meta_eval(name, root, args.gold, args.system_set, annotator=lambda: load_annotator(args), model=model)
     if len(set(args.metric)) != len(args.metric):
         raise InputError("--metric", "a metric is named twice")
-    summary = me.summary(args.metric, args.aggregation, args.window, args.bootstrap, args.seed, args.level)
+    sets = args.system_set or [None]
+    if len(set(sets)) != len(sets):
+        raise InputError("--system-set", "a system set is named twice")
+    from peet_fast.cli._progress import progress_for
+
+    parsing = progress_for(args, "meta-eval: parsing", unit="sentences")
+    loaded: list = []
+
+    def annotator():
+        if not loaded:
+            loaded.append(load_annotator(args, progress=parsing))
+        return loaded[0]
+
+    evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]
+    with parsing, progress_for(args, "meta-eval: scoring", total=len(args.metric), unit="metrics") as scoring:
+        for k, metric in enumerate(args.metric):       # every set's scores come from one scoring (evaluator.meta_eval)
+            evals[0].scored(metric)
+            scoring(k + 1)
+    summaries = [me.summary(args.metric, args.aggregation, args.window, args.bootstrap, args.seed, args.level)
+                 for me in evals]
+    extra = {"gold": args.gold, "root": root, "model": None if model is None else model_summary(model, args)}
     inputs = [root, args.gold, args.model, args.summary]
     staged = Staged()
+    written: list = []
     try:                       # every output to a temporary first; all renamed into place once the last is complete
         if args.summary:
             with staged.file(args.summary) as fh:
-                json.dump({**summary, "gold": args.gold, "root": root,
-                           "model": None if model is None else model_summary(model, args)},
+                json.dump({**summaries[0], **extra} if len(summaries) == 1 else
+                          {"system_sets": {s["system_set"]: s for s in summaries}, **extra},
                           fh, indent=2, ensure_ascii=False)
                 fh.write("\n")
         if args.plot:
             from peet_fast.meta_eval.metric.plots import write_plots
 
-            written = write_plots(summary, staged.directory(args.plot), inputs=inputs)
-            for path in written:
-                final = os.path.join(args.plot, os.path.basename(path))
-                check_not_input(final, inputs)
-                if os.path.isdir(final):
-                    raise InputError(final, "is a directory; a plot would replace it")
+            for summary in summaries:       # several sets: one directory each, --plot/SET
+                target = args.plot if len(summaries) == 1 else os.path.join(args.plot, summary["system_set"])
+                for path in write_plots(summary, staged.directory(target), inputs=inputs):
+                    final = os.path.join(target, os.path.basename(path))
+                    check_not_input(final, inputs)
+                    if os.path.isdir(final):
+                        raise InputError(final, "is a directory; a plot would replace it")
+                    written.append(final)
         staged.commit()
     except BaseException:
         staged.discard()
         raise
-    if args.plot:
-        for path in written:
-            print(f"wrote {os.path.join(args.plot, os.path.basename(path))}", file=sys.stderr)
-    print_tables(summary)
+    for final in written:
+        print(f"wrote {final}", file=sys.stderr)
+    for k, summary in enumerate(summaries):
+        if k:
+            print()
+        print_tables(summary)
     return 0
 
 

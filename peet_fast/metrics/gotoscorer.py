@@ -33,6 +33,10 @@ differs from the test set's is refused (InputError naming the file and line; GTS
 a reference annotator without any edit line is refused (GTS: "The -ref_id is invalid"); a blank source line
 (errant_parallel skips it) is refused.
 
+``convention="gec-metrics"`` is GoToScorer as gec-metrics 0.1.2 computes it with its default Config (what its
+MetaEvalSEEDA / MetaEvalGJG meta-evaluate): every chunk of weight 1, the reference's edits errant's of reference set
+ref_id, its chunker, alignment and P / R (metrics/gotoscorer_gecm.py says how they differ); it takes no weights.
+
 Per-sentence statistics, shape (n, 5): the weighted TP, FP, FN, TN and total weight of the sentence's chunks."""
 from __future__ import annotations
 
@@ -46,6 +50,7 @@ from peet_fast.metrics.base import EvalSet, Metric, register
 
 SKIPPED_TYPES = frozenset(("noop", "UNK", "Um"))
 COLUMNS = ("TP", "FP", "FN", "TN", "weight")
+CONVENTIONS = ("gts", "gec-metrics")
 
 
 class Chunks(NamedTuple):
@@ -132,8 +137,15 @@ class GoToScorer(Metric):
 
     def __init__(self, beta: float = 0.5, ref_id: int = 0, weight_file: str | None = None,
                  weight_systems: Sequence | None = None, no_weight: bool = False, a: float = 1.0, b: float = 0.0,
-                 c: float = 0.0):
+                 c: float = 0.0, convention: str = "gts"):
         from peet_fast.metrics.errant import Errant
+
+        if convention not in CONVENTIONS:
+            raise ValueError(f"unknown GoToScorer convention {convention!r}; choose from {', '.join(CONVENTIONS)}")
+        if convention == "gec-metrics" and (weight_file is not None or weight_systems is not None):
+            raise ValueError("the gec-metrics convention weighs every chunk 1 (gec-metrics' default no_weight=True); "
+                             "it takes no weight_file or weight_systems")
+        self.convention = convention
 
         self.beta = float(beta)
         self.ref_id = int(ref_id)
@@ -247,6 +259,8 @@ class GoToScorer(Metric):
         return len(evaluations), np.sum([c.astype(np.int64) for c, _ in evaluations], axis=0)
 
     def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
+        if self.convention == "gec-metrics":
+            return self._gecm_stats(hyps, data)
         if self.weight_file is not None:            # a wrong sentence count is refused before any annotation
             read_weight_file(self.weight_file, len(data.sources or ()))
         evaluations = self.evaluations(hyps, data)
@@ -270,6 +284,26 @@ class GoToScorer(Metric):
             out.append(np.add.reduceat(per_chunk, starts, axis=0))
         return out
 
+    def _gecm_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
+        """gec-metrics' convention (metrics/gotoscorer_gecm.py): the reference's edits are errant's of reference
+        set ref_id (even where a gold M2 is given), every chunk weighs 1."""
+        from peet_fast.metrics import gotoscorer_gecm as G
+
+        if data.sources is None:
+            raise ValueError("the gotoscorer metric needs the source sentences (EvalSet.sources)")
+        n = len(data.sources)
+        for k, h in enumerate(hyps):
+            if len(h) != n:
+                raise InputError("gotoscorer", f"system {k + 1} has {len(h)} lines, the test set {n}")
+        if not 0 <= self.ref_id < len(data.references):
+            raise InputError("gotoscorer", f"ref_id {self.ref_id}: there are {len(data.references)} reference sets")
+        refs = [list(sent.get(self.ref_id, ())) for sent in self._errant.reference_sentences(data)]
+        systems = [[list(sent.get(0, ())) for sent in system]
+                   for system in self._errant.hypothesis_sentences(hyps, data)]
+        self.weights = None
+        self.correct_counts = None
+        return G.system_stats(refs, systems, data.sources)
+
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         return self.system_stats([hyp], data)[0]
 
@@ -284,7 +318,18 @@ class GoToScorer(Metric):
     def scores(self, stats: np.ndarray) -> dict:
         """GTS's figures of the summed statistics (its -v line): TP, FP, FN, TN, P, R, F, F<beta>, Accuracy."""
         tp, fp, fn, tn, w = np.asarray(stats, dtype=np.float64).reshape(-1, 5).sum(axis=0).tolist()
-        return gts_prf(tp, fp, fn, tn, w, self.beta)
+        out = gts_prf(tp, fp, fn, tn, w, self.beta)
+        if self.convention == "gec-metrics":        # gec-metrics' Score: P = 1 without FP, R = 1 without FN
+            p, r = (1.0 if fp == 0 else tp / (tp + fp)), (1.0 if fn == 0 else tp / (tp + fn))
+            out.update(P=p, R=r, F=2 * p * r / (p + r) if p + r else 0.0)
+            out[f"F{self.beta:g}"] = float(self._gecm().f_beta(tp, fp, fn, self.beta))
+        return out
+
+    @staticmethod
+    def _gecm():
+        from peet_fast.metrics import gotoscorer_gecm
+
+        return gotoscorer_gecm
 
     def corpus_score(self, stats: np.ndarray) -> float:
         return self.scores(stats)[f"F{self.beta:g}"]
@@ -314,6 +359,9 @@ class GoToScorer(Metric):
         b2 = self.beta ** 2
         for s, st in enumerate(stats):
             tp, fp, fn = (counts @ np.asarray(st, dtype=np.float64).reshape(-1, 5)[:, :3]).T
+            if self.convention == "gec-metrics":
+                out[:, s] = self._gecm().f_beta(tp, fp, fn, self.beta)
+                continue
             with np.errstate(divide="ignore", invalid="ignore"):
                 p = np.where(tp + fp > 0, tp / (tp + fp), 0.0)
                 r = np.where(tp + fn > 0, tp / (tp + fn), 0.0)

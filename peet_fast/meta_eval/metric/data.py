@@ -93,6 +93,7 @@ def check_sources(path: str, sources: list, blocks: list, lines: list, gold_path
                                    "outputs must be the CoNLL-14 test set, in its order)", k + 1)
 
 
+CONLL14_BLOCKS = 1312        # sentence blocks of the CoNLL-14 test set's gold M2
 # the largest judgments file a dataset may hold (SEEDA's and GJG15's hold under 1 MB): meta-eval keeps an object per
 # ranking item and per pair of its sentence level, about 17 bytes of memory per byte of the file
 MAX_DATASET_JUDGMENTS = 32 << 20
@@ -123,7 +124,14 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
     systems = [s for s in SEEDA_SYSTEMS if s not in SEEDA_LEFT_OUT[system_set]]
     blocks, refs = _gold(gold_path)
     xml = {j: os.path.join(root, "data", f"judgments_{j}.xml") for j in SEEDA_JUDGMENTS}
-    rankings = {j: read_judgments(_bounded(p), 1, len(blocks), SEEDA_SYSTEMS) for j, p in xml.items()}
+    conll14 = len(blocks) == CONLL14_BLOCKS     # else a src-id past the gold is the gold's error, not the judgments'
+    rankings = {j: read_judgments(_bounded(p), 1, len(blocks) if conll14 else None, SEEDA_SYSTEMS)
+                for j, p in xml.items()}
+    for j, p in xml.items():
+        last = int(rankings[j].lines.max()) if len(rankings[j].lines) else -1
+        if last >= len(blocks):
+            raise InputError(gold_path, f"has {len(blocks)} sentence blocks, but {p} judges src-id {last + 1}: "
+                                        "is it the CoNLL-14 test set (1,312 blocks)?")
     lines = sorted(set(rankings["sent"].lines.tolist()))
     position = {line: k for k, line in enumerate(lines)}
     stray = sorted(set(rankings["edit"].lines.tolist()) - set(lines))

@@ -67,14 +67,19 @@ class MetaEval:
     """A dataset ready for meta-evaluation (meta_eval.data.Dataset) with the metrics scored on it so far."""
 
     def __init__(self, dataset: D.Dataset, annotator=None, model=None, spacy_model: str | None = None,
-                 batch_size: int = 256):
+                 batch_size: int = 256, pool: "MetaEval | None" = None):
+        if pool is not None and (pool.dataset.lines != dataset.lines or
+                                 any(s not in pool.dataset.hypotheses for s in dataset.systems)):
+            raise ValueError("a pool must hold the dataset's sentences and every system of its set")
         self.dataset = dataset
+        self.pool = pool            # the dataset's every output, scored once for all its system sets
         self._annotator = annotator
         self._options = {"spacy_model": spacy_model, "batch_size": batch_size}
         self._model = model
-        self._scored: dict[str, Scored] = {}
+        self._named: dict[str, Scored] = {}              # registry name -> its default metric scored
+        self._scored: dict[int, Scored] = {}             # id(Metric instance) -> scored (Scored.metric keeps it)
         self._pairs: dict[str, SL.Pairs] = {}
-        self._aggregated: dict[tuple, dict] = {}         # (metric name, aggregation) -> system scores
+        self._aggregated: dict[tuple, dict] = {}         # (id(Scored), aggregation) -> system scores
         self.timings: dict[str, float] = {}
 
     # --- the data, as a gec-metrics user expects it ------------------------------------------------------------
@@ -118,21 +123,27 @@ class MetaEval:
     # --- scoring -----------------------------------------------------------------------------------------------
 
     def scored(self, metric) -> Scored:
-        """The metric scored on the dataset (cached by name for registry metrics and Metric instances)."""
+        """The metric scored on the dataset (cached: a registry name's default metric by name, a Metric instance by
+        identity)."""
         if isinstance(metric, Mapping):
             return self._plain(metric)
         if isinstance(metric, str):
-            if metric in self._scored:
-                return self._scored[metric]
-            try:
-                metric = get_metric(metric)
-            except ValueError as exc:
-                raise InputError("--metric", str(exc)) from None
+            if metric not in self._named and self.pool is not None:
+                self._named[metric] = self._from_pool(metric)
+            if metric not in self._named:
+                try:
+                    instance = get_metric(metric)
+                except ValueError as exc:
+                    raise InputError("--metric", str(exc)) from None
+                self._named[metric] = self.scored(instance)
+            return self._named[metric]
         if not isinstance(metric, Metric):
             raise TypeError("a metric is a registry name, a peet_fast.metrics.base.Metric, or a dict of scores")
-        got = self._scored.get(metric.name)
+        got = self._scored.get(id(metric))
         if got is not None and got.metric is metric:
             return got
+        if self.pool is not None:
+            return self._from_pool(metric)
         import time
 
         t0 = time.perf_counter()
@@ -146,8 +157,18 @@ class MetaEval:
                              for s in systems])
         self.timings[metric.name] = time.perf_counter() - t0
         out = Scored(metric.name, sign, system, sentence, stats, metric)
-        self._scored[metric.name] = out
-        self._aggregated = {k: v for k, v in self._aggregated.items() if k[0] != metric.name}
+        self._scored[id(metric)] = out
+        return out
+
+    def _from_pool(self, metric) -> Scored:
+        """The pool's scores of the metric (every output of the dataset scored at once) for this system set."""
+        full = self.pool.scored(metric)
+        rows = [self.pool.systems.index(s) for s in self.systems]
+        out = Scored(full.name, full.sign, {s: full.system[s] for s in self.systems}, full.sentence[rows],
+                     {s: full.stats[s] for s in self.systems}, full.metric)
+        self.timings[full.name] = self.pool.timings.get(full.name, 0.0)
+        if not isinstance(metric, str):
+            self._scored[id(metric)] = out
         return out
 
     def _plain(self, scores: Mapping) -> Scored:
@@ -180,7 +201,7 @@ class MetaEval:
                                               f"{', '.join(SY.AGGREGATIONS)}")
         if sc.sentence is None:
             raise InputError("--aggregation", "plain system scores cannot be aggregated; give sentence scores")
-        key = (sc.name, aggregation)
+        key = (id(sc), aggregation)
         if sc.metric is None or key not in self._aggregated:
             scores = dict(zip(self.systems, SY.aggregate(sc.sentence, aggregation).tolist()))
             if sc.metric is None:
@@ -315,14 +336,48 @@ class MetaEval:
         return Result.of(out)
 
 
+_POOLS: dict = {}         # (data, root, gold, options) -> the MetaEval of the dataset's every output
+
+
+def _pool(data: str, root: str, gold: str, dataset: D.Dataset, annotator, model, spacy_model, batch_size) -> MetaEval:
+    """The process's MetaEval of every output of the dataset (SEEDA's "all"), reused while it holds the same
+    sentences, references and outputs as `dataset` (a changed file gives a new one)."""
+    import os
+
+    key = (data, os.path.realpath(root), os.path.realpath(gold), id(model), id(annotator), spacy_model, batch_size)
+    pool = _POOLS.get(key)
+    if pool is not None:
+        d = pool.dataset
+        if (d.sources != dataset.sources or d.references != dataset.references or d.lines != dataset.lines
+                or any(d.hypotheses.get(s) != dataset.hypotheses[s] for s in dataset.systems)):
+            pool = None
+    if pool is None:
+        full = dataset if dataset.system_set == "all" else D.load(data, root, gold, "all")
+        pool = MetaEval(full, annotator, model, spacy_model, batch_size)
+        if len(_POOLS) >= 4:
+            _POOLS.pop(next(iter(_POOLS)))
+        _POOLS[key] = pool
+    return pool
+
+
 def meta_eval(data: str, root: str, gold: str, system_set: str | None = None, *, annotator=None, model=None,
-              spacy_model: str | None = None, batch_size: int = 256) -> MetaEval:
+              spacy_model: str | None = None, batch_size: int = 256, share: bool = True) -> MetaEval:
     """The meta-evaluation dataset `data` ("seeda" or "gjg15") from a clone of its repository at `root`, references
     from the CoNLL-14 gold M2 at `gold`; system_set: SEEDA's "base" (default), "+INPUT", "+REF-F_GPT-3.5"
     ("+fluency") or "all". model: the PEET model for the peet metric (a JSON file, a Model, or None: the published
-    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en"))."""
+    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en")).
+
+    share (default): every system set of one dataset takes its scores from one scoring of all the dataset's outputs
+    in this process (each system, sentence and metric scored once, whichever sets are asked for; GoToScorer's chunk
+    weights then come from all the outputs); share=False scores this set alone."""
     if model is not None:
         from peet_fast.peet.model import Model, load_model
 
         model = model if isinstance(model, Model) else load_model(model)
-    return MetaEval(D.load(data, root, gold, system_set), annotator, model, spacy_model, batch_size)
+    dataset = D.load(data, root, gold, system_set)
+    if not share:
+        return MetaEval(dataset, annotator, model, spacy_model, batch_size)
+    pool = _pool(data, root, gold, dataset, annotator, model, spacy_model, batch_size)
+    if pool.dataset.systems == dataset.systems:
+        return pool
+    return MetaEval(dataset, annotator, model, spacy_model, batch_size, pool=pool)

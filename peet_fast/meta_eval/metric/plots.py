@@ -101,17 +101,29 @@ def scatter(summary: dict, metric: str, human: str, human_scores: dict):
     return fig
 
 
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "h", "<")
+
+
+def styles(n: int) -> list[tuple[str, str]]:
+    """n distinct (colour, marker) pairs: matplotlib's 10 default colours, and a marker that changes with the colour
+    and again each 10 metrics, so that no two of up to 100 metrics look alike (more: refused)."""
+    if n > 100:
+        raise ValueError(f"{n} metrics in one window plot; at most 100 are told apart")
+    return [(f"C{k % 10}", MARKERS[(k % 10 + k // 10) % 10]) for k in range(n)]
+
+
 def window_figure(summary: dict, human: str):
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(8.5, 4.5))
-    for k, (name, m) in enumerate(summary["metrics"].items()):
+    metrics = summary["metrics"]
+    for (name, m), (color, marker) in zip(metrics.items(), styles(len(metrics))):
         rows = m["window"][human]
         x = [r["from"] for r in rows]
-        color = f"C{k % 10}"
+        name = name if m.get("higher_is_better", True) else f"{name} (-)"      # negated: lower is better
         ax.plot(x, [r["pearson"] if r["pearson"] is not None else float("nan") for r in rows], color=color,
-                marker="o", label=f"{name} Pearson")
+                marker=marker, label=f"{name} Pearson")
         ax.plot(x, [r["spearman"] if r["spearman"] is not None else float("nan") for r in rows], color=color,
-                linestyle="--", marker="x", label=f"{name} Spearman")
+                linestyle="--", marker=marker, markerfacecolor="none", label=f"{name} Spearman")
     ax.set_xticks(x)
     ax.set_xlabel(f"window start (human rank; {summary['window_size']} systems per window)")
     ax.set_ylabel("correlation")
