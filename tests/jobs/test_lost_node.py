@@ -41,7 +41,8 @@ def spec():
 
 
 class LosesNode(RayRunner):
-    """Removes `node` (its raylet killed, no graceful drain) right after the first shard this job finishes."""
+    """Removes `node` (its raylet killed, no graceful drain) right after the first shard this job finishes, once
+    every actor has loaded (so that one of them runs on `node`, whatever the machine's load)."""
 
     node = None
     removed_at = None
@@ -50,6 +51,7 @@ class LosesNode(RayRunner):
         def done(entry):
             on_done(entry)
             if self.removed_at is None:
+                ray.get([a.ready.remote() for a in self._actors], timeout=600)     # every actor is up
                 cluster.remove_node(self.node, allow_graceful=False)
                 self.removed_at = time.monotonic()
 
@@ -101,7 +103,7 @@ report["lost_stopped"] = runner.lost
 # 3. the CPU is free again: the same job resumes
 ray.kill(hold)
 run_job(spec(), f"{work}/stopped", RayRunner(1))
-print(json.dumps(report), flush=True)
+open(f"{work}/report.json", "w").write(json.dumps(report))
 '''
 
 
@@ -118,7 +120,7 @@ def test_a_lost_node_hands_its_shard_on_or_stops_the_job_resumable(tmp_path):
     run = subprocess.run([sys.executable, str(tmp_path / "lost.py"), SPACY_MODEL, str(tmp_path)], cwd=tmp_path,
                          env=env, capture_output=True, text=True, timeout=900)
     assert run.returncode == 0, run.stderr[-4000:]
-    report = json.loads(run.stdout.strip().splitlines()[-1])
+    report = json.loads((tmp_path / "report.json").read_text())   # (stdout carries Ray's own lines)
     print(report)
     one = pq.read_table(tmp_path / "one")
     # 1. the second node's actor was lost mid-job; its shard was recomputed by the other: the same output
