@@ -11,7 +11,8 @@ temporary JSONL file and `peet-fast featurize --pairs ... --out DIR --workers W`
 `--no-cache` unless --cache), from --root (default: this checkout; give another checkout to measure its code).
 
 Sampled every half second from /proc: RSS and RssAnon of the driver (the command's process) and of each Ray worker
-(the processes titled `ray::...` below the driver, idle ones left out); one row per shard as its part file appears,
+(the processes titled `ray::...` below the driver, idle ones left out: the actors, `_ShardActor...`, and Ray's
+agents, `DashboardAgent` and `RuntimeEnvAgent`, each named by its title); one row per shard as its part file appears,
 and the peaks. Growth is reported per 10,000 distinct sentences, from a least-squares line through the per-shard
 RSS after the first quarter of the run (the pipeline's own warm-up left out). A measurement, not a test: the tests
 of the bound are tests/en/test_memory.py."""
@@ -104,8 +105,9 @@ def memory_mb(pid: int) -> tuple[float, float] | None:
     return (got["VmRSS"], got.get("RssAnon", float("nan"))) if "VmRSS" in got else None
 
 
-def workers_of(driver: int) -> list[int]:
-    """The busy Ray worker processes below the driver (their titles start with ray::, idle ones say ray::IDLE)."""
+def workers_of(driver: int) -> list[tuple[int, str]]:
+    """(pid, title) of the busy Ray worker processes below the driver (their titles start with ray::, idle ones say
+    ray::IDLE)."""
     table = process_table()
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in table.items():
@@ -116,7 +118,7 @@ def workers_of(driver: int) -> list[int]:
             todo.append(pid)
             cmd = table[pid][1]
             if cmd.startswith("ray::") and not cmd.startswith("ray::IDLE"):
-                found.append(pid)
+                found.append((pid, cmd.split()[0][len("ray::"):]))
     return sorted(found)
 
 
@@ -164,8 +166,8 @@ def main(argv=None) -> int:
         while proc.poll() is None:
             time.sleep(0.5)
             sample = {"driver": memory_mb(proc.pid)}
-            for w in workers_of(proc.pid):
-                sample[f"worker {w}"] = memory_mb(w)
+            for pid, title in workers_of(proc.pid):
+                sample[f"{title} {pid}"] = memory_mb(pid)
             sample = {k: v for k, v in sample.items() if v is not None}
             if "driver" not in sample:
                 continue
@@ -199,7 +201,7 @@ def main(argv=None) -> int:
            "growth_mb_per_10k_sentences": {k: (None if v is None else round(v, 2)) for k, v in growth.items()},
            "last_sample": last, "series": rows, "parse_cache": cache}
     print(f"{2 * n_pairs:,} distinct sentences in {wall:.0f} s on {args.workers} worker(s); peak RSS: driver "
-          f"{peaks['driver']:.0f} MB, a worker {peaks['workers']:.0f} MB, together {peaks['total']:.0f} MB")
+          f"{peaks['driver']:.0f} MB, a Ray process {peaks['workers']:.0f} MB, together {peaks['total']:.0f} MB")
     for k, v in growth.items():
         if v is not None:
             print(f"  growth after the first quarter, {k}: {v:+.2f} MB per 10,000 sentences")
