@@ -9,7 +9,8 @@ from peet_fast._ext.tokens cimport Sent, v_lower, v_lemma, F_TAG_POS, F_ALPHA, P
 cdef object _spell = None      # set of words
 cdef dict _pos_map = None      # PTB tag -> coarse type (ADP->PREP, PROPN->NOUN, CCONJ->CONJ)
 cdef object _stem = None       # callable: word -> Lancaster stem
-cdef dict _stem_cache = {}
+cdef dict _stem_cache = {}     # word -> stem, cleared when it reaches STEM_CACHE_ENTRIES (flat memory on any corpus)
+cdef Py_ssize_t STEM_CACHE_ENTRIES = 50_000      # as peet_fast.en.ruler.MEMO_ENTRIES
 
 cdef frozenset OPEN_POS2 = frozenset({"ADJ", "ADV", "NOUN", "VERB"})
 cdef frozenset RARE_POS = frozenset({"INTJ", "NUM", "SYM", "X"})
@@ -33,10 +34,25 @@ def is_configured():
     return _pos_map is not None
 
 
+def stem_cache_size():
+    """Entries of the stem memo (for the tests of its bound)."""
+    return len(_stem_cache)
+
+
+def set_stem_cache_entries(Py_ssize_t entries):
+    """Set the stem memo's bound (at least 1); returns the previous one (the tests use a small one)."""
+    global STEM_CACHE_ENTRIES
+    old = STEM_CACHE_ENTRIES
+    STEM_CACHE_ENTRIES = max(1, entries)
+    return old
+
+
 cdef str _stemmed(str word):
     cdef object s = _stem_cache.get(word)
     if s is None:
         s = _stem(word)
+        if len(_stem_cache) >= STEM_CACHE_ENTRIES:
+            _stem_cache.clear()
         _stem_cache[word] = s
     return s
 

