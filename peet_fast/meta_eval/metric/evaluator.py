@@ -322,7 +322,7 @@ class MetaEval:
             entry: dict = {"higher_is_better": sc.sign > 0, "system_scores": self.system_scores(m, aggregation)}
             if "system" in levels:
                 entry["system"] = self.corr_system(m, aggregation, bootstrap, seed)
-            if "sentence" in levels and sc.sentence is not None:
+            if "sentence" in levels and sc.sentence is not None and d.judgments:     # own data: judgments or not
                 entry["sentence"] = self.corr_sentence(m, bootstrap, seed)
                 if pairwise:
                     entry["pairwise"] = self.pairwise_analysis(m)

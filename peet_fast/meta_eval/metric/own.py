@@ -29,18 +29,20 @@ def _path(param: str, value) -> str:
 def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | None = None,
              references: Sequence[str] = (), judgments: str | None = None, human: str | None = None,
              human_method: str = "ew", human_runs: int = 1000, human_ignore: Sequence[str] = (),
-             human_subset: bool = False, src_base: int | None = None, seed: int = 0) -> D.Dataset:
+             human_subset: bool = False, src_base: int | None = None, seed: int = 0,
+             names: dict | None = None) -> D.Dataset:
     """The Dataset (name "own") of outputs ({system: path}, in the systems' order), with the sources and references
     of `gold` (an M2) or of `src` and `references` (text files), the judgments at `judgments` (an Appraise ranking
     XML; src_base as human-rank's: None guesses) and the human system scores: `human` (a system,score CSV; its
     rows naming no output are an error unless in human_ignore or human_subset) or, without it, those of the
-    judgments by human_method ("ew": Expected Wins; "ts": TrueSkill, the mean mu of human_runs runs from seed)."""
+    judgments by human_method ("ew": Expected Wins; "ts": TrueSkill, the mean mu of human_runs runs from seed).
+    names: how the CSV's messages name human_subset and human_ignore (a command line's flags)."""
     if not isinstance(outputs, Mapping) or not outputs:
         raise InputError("outputs", "give the systems' outputs: {system: path}")
-    names = [str(n) for n in outputs]
-    paths = {n: _path("outputs", p) for n, p in outputs.items()}
-    if len(names) < 3:
-        raise InputError("outputs", f"a correlation needs at least 3 systems; {len(names)} given")
+    systems = [str(n) for n in outputs]
+    paths = {str(n): _path("outputs", p) for n, p in outputs.items()}
+    if len(systems) < 3:
+        raise InputError("outputs", f"a correlation needs at least 3 systems; {len(systems)} given")
     if human_method not in HUMAN_METHODS:
         raise InputError("human_method", f"{human_method!r} is not one of {', '.join(HUMAN_METHODS)}")
     if judgments is None and human is None:
@@ -70,7 +72,7 @@ def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | Non
         where = f"the sources {src} have {len(sources)}"
     n = len(sources)
     hyps = {}
-    for name in names:
+    for name in systems:
         hyps[name] = D.read_output(paths[name])
         if len(hyps[name]) != n:
             raise InputError(paths[name], f"has {len(hyps[name])} lines (system {shown(name)!r}) but {where}")
@@ -79,31 +81,31 @@ def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | Non
         from peet_fast.meta_eval.human.judgments import read_judgments
 
         judgments = _path("judgments", judgments)
-        rankings = read_judgments(D._bounded(judgments), src_base, n, names)
+        rankings = read_judgments(D._bounded(judgments), src_base, n, systems)
     scores = {}
     if human is not None:
         from peet_fast.evaluation.inputs import read_human_csv
 
         human = _path("human", human)
-        got = read_human_csv(human, names, human_ignore, human_subset).scores
-        missing = [s for s in names if s not in got]
+        got = read_human_csv(human, systems, human_ignore, human_subset, names).scores
+        missing = [s for s in systems if s not in got]
         if missing:
             raise InputError(human, f"no score for the system{'s' if len(missing) > 1 else ''} "
                                     f"{', '.join(map(repr, missing))} (every output needs a human score)")
-        scores["human"] = {s: got[s] for s in names}
+        scores["human"] = {s: got[s] for s in systems}
     else:
         from peet_fast.meta_eval.human.ranking import human_rank
 
-        unjudged = [s for s in names if s not in rankings.systems]
+        unjudged = [s for s in systems if s not in rankings.systems]
         if unjudged:
             raise InputError(judgments, f"ranks no output of system {shown(unjudged[0])!r}: it has no human score "
                                         "(give human scores as a CSV, or leave its output out)")
-        ranked = human_rank(rankings, human_method, 0 if human_method == "ew" else human_runs, seed, names)
+        ranked = human_rank(rankings, human_method, 0 if human_method == "ew" else human_runs, seed, systems)
         scores[human_method] = {s.name: s.score for s in ranked.systems}
-        scores[human_method] = {s: scores[human_method][s] for s in names}
+        scores[human_method] = {s: scores[human_method][s] for s in systems}
     lines = list(range(n))
-    judged = {} if rankings is None else {"sent": rankings.restricted({i: i for i in lines}, names)}
-    return D.Dataset("own", "own", names, lines, list(sources), refs, hyps, scores, judged,
+    judged = {} if rankings is None else {"sent": rankings.restricted({i: i for i in lines}, systems)}
+    return D.Dataset("own", "own", systems, lines, list(sources), refs, hyps, scores, judged,
                      None if blocks is None else list(blocks), gold)
 
 
