@@ -239,12 +239,12 @@ def _run(args) -> int:
         return loaded[0]
 
     if args.data is None:
-        options = {"human_runs": args.human_runs, "human_ignore": args.human_ignore,
-                   "human_subset": args.human_subset, "src_base": args.src_base, "seed": args.seed,
-                   "names": {"human_subset": "--human-subset", "human_ignore": "--human-ignore"}}
         evals = [meta_eval(gold=args.gold, outputs=args.own_outputs, judgments=args.judgments, human=args.human,
                            human_method=args.human_method, src=args.src, references=args.ref or (),
-                           own_options=options, annotator=annotator, model=model)]
+                           human_runs=args.human_runs, human_ignore=args.human_ignore,
+                           human_subset=args.human_subset, src_base=args.src_base, seed=args.seed,
+                           names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"},
+                           annotator=annotator, model=model)]
     else:
         evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]
     with parsing, progress_for(args, "meta-eval: scoring", total=len(args.metric), unit="metrics") as scoring:

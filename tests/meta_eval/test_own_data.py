@@ -42,7 +42,7 @@ def tiny(tmp_path):
 def test_hand_computed(tiny):
     outputs = {s: tiny / s for s in "XYZ"}
     me = peet_fast.meta_eval(outputs=outputs, judgments=tiny / "j.xml", human=tiny / "h.csv", src=tiny / "src",
-                             references=[tiny / "ref"], own_options={"human_ignore": ["ref"]})
+                             references=[tiny / "ref"], human_ignore=["ref"])
     assert me.human == {"human": {"X": 3.0, "Y": 2.0, "Z": 1.0}}
     assert me.system_scores("wer") == {"X": -0.0, "Y": -0.5, "Z": -1.0}         # oriented: negated
     c = me.corr_system("wer").human
@@ -92,6 +92,11 @@ def test_bad_input(tiny, case):
         with pytest.raises(InputError) as err:
             peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"])
         assert err.value.path == "human"
+        with pytest.raises(InputError) as err:         # own-data parameters without outputs
+            peet_fast.meta_eval("gjg15", str(tiny), str(tiny / "ref"), judgments=tiny / "j.xml")
+        assert err.value.path == "judgments"
+        with pytest.raises(TypeError, match="human_methd"):
+            peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, human_methd="ts")
         return
     assert out.returncode == 2, out.stderr
     lines = out.stderr.strip().splitlines()

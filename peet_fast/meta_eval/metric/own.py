@@ -26,17 +26,25 @@ def _path(param: str, value) -> str:
     return os.fspath(value)
 
 
+# load_own's parameters (and peet_fast.meta_eval's own-data keywords), options being those of OPTIONS
+OPTIONS = {"human_runs": 1000, "human_ignore": (), "human_subset": False, "src_base": None, "seed": 0, "names": None}
+PARAMETERS = ("outputs", "src", "references", "judgments", "human", "human_method", *OPTIONS)
+
+
 def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | None = None,
              references: Sequence[str] = (), judgments: str | None = None, human: str | None = None,
-             human_method: str = "ew", human_runs: int = 1000, human_ignore: Sequence[str] = (),
-             human_subset: bool = False, src_base: int | None = None, seed: int = 0,
-             names: dict | None = None) -> D.Dataset:
+             human_method: str = "ew", **options) -> D.Dataset:
     """The Dataset (name "own") of outputs ({system: path}, in the systems' order), with the sources and references
     of `gold` (an M2) or of `src` and `references` (text files), the judgments at `judgments` (an Appraise ranking
     XML; src_base as human-rank's: None guesses) and the human system scores: `human` (a system,score CSV; its
     rows naming no output are an error unless in human_ignore or human_subset) or, without it, those of the
     judgments by human_method ("ew": Expected Wins; "ts": TrueSkill, the mean mu of human_runs runs from seed).
-    names: how the CSV's messages name human_subset and human_ignore (a command line's flags)."""
+    names: how the CSV's messages name human_subset and human_ignore (a command line's flags). options: those
+    of OPTIONS (their defaults there)."""
+    unknown = sorted(set(options) - set(OPTIONS))
+    if unknown:
+        raise TypeError(f"load_own() got an unexpected keyword argument {unknown[0]!r}")
+    options = {**OPTIONS, **options}
     if not isinstance(outputs, Mapping) or not outputs:
         raise InputError("outputs", "give the systems' outputs: {system: path}")
     systems = [str(n) for n in outputs]
@@ -81,13 +89,13 @@ def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | Non
         from peet_fast.meta_eval.human.judgments import read_judgments
 
         judgments = _path("judgments", judgments)
-        rankings = read_judgments(D._bounded(judgments), src_base, n, systems)
+        rankings = read_judgments(D._bounded(judgments), options["src_base"], n, systems)
     scores = {}
     if human is not None:
         from peet_fast.evaluation.inputs import read_human_csv
 
         human = _path("human", human)
-        got = read_human_csv(human, systems, human_ignore, human_subset, names).scores
+        got = read_human_csv(human, systems, options["human_ignore"], options["human_subset"], options["names"]).scores
         missing = [s for s in systems if s not in got]
         if missing:
             raise InputError(human, f"no score for the system{'s' if len(missing) > 1 else ''} "
@@ -100,7 +108,8 @@ def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | Non
         if unjudged:
             raise InputError(judgments, f"ranks no output of system {shown(unjudged[0])!r}: it has no human score "
                                         "(give human scores as a CSV, or leave its output out)")
-        ranked = human_rank(rankings, human_method, 0 if human_method == "ew" else human_runs, seed, systems)
+        ranked = human_rank(rankings, human_method, 0 if human_method == "ew" else options["human_runs"],
+                            options["seed"], systems)
         scores[human_method] = {s.name: s.score for s in ranked.systems}
         scores[human_method] = {s: scores[human_method][s] for s in systems}
     lines = list(range(n))
