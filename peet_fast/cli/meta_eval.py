@@ -1,5 +1,6 @@
 """`peet-fast meta-eval`: metrics' system-, window- and sentence-level agreement with the human judgments of SEEDA
-or GJG15 (peet_fast.meta_eval; docs/meta-eval.md)."""
+or GJG15, or of a researcher's own outputs, judgments and human scores (--outputs; meta_eval.metric.own)
+(peet_fast.meta_eval; docs/meta-eval.md)."""
 from __future__ import annotations
 
 import argparse
@@ -20,7 +21,7 @@ HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent"
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "meta-eval", help="meta-evaluate metrics against SEEDA's or GJG15's human judgments",
+        "meta-eval", help="meta-evaluate metrics against SEEDA's or GJG15's human judgments, or your own",
         description="Score every system of a meta-evaluation dataset with each metric once, then: the Pearson and "
                     "Spearman correlation of the metric's system scores with each human system score (SEEDA: "
                     "Expected Wins and TrueSkill of its sentence- and edit-based judgments; GJG15: its Table 3), "
@@ -29,7 +30,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "differently (counted as gec-metrics and SEEDA count them: a metric tie is a loss of the first "
                     "system), with a tie-aware variant. Lower-is-better metrics (peet, wer) have their sign flipped, "
                     "so a positive figure is agreement. --bootstrap adds 95 % intervals and significance tests of "
-                    "every two metrics (Williams' test; paired bootstrap at the sentence level).")
+                    "every two metrics (Williams' test; paired bootstrap at the sentence level). Own data instead of "
+                    "--data: --outputs, --gold or --src/--ref, and --judgments and/or --human CSV.")
     p.add_argument("--data", nargs=2, metavar=("NAME", "DIR"),
                    help="the dataset, seeda or gjg15, and a clone of its repository (tmu-nlp/SEEDA; "
                         "grammatical/evaluation); or own data: --outputs")

@@ -52,6 +52,14 @@ def test_hand_computed(tiny):
     # the human scores from the judgments instead: each system wins as often as it loses, Expected Wins 1/2 each
     ew = peet_fast.meta_eval(outputs=outputs, judgments=tiny / "j.xml", src=tiny / "src", references=[tiny / "ref"])
     assert ew.human == {"ew": {"X": 0.5, "Y": 0.5, "Z": 0.5}}
+    # TrueSkill: human-rank --method ts's scores (the mean mu of the runs, one seed)
+    from peet_fast.meta_eval.human.ranking import human_rank
+
+    ts = peet_fast.meta_eval(outputs=outputs, judgments=tiny / "j.xml", src=tiny / "src", references=[tiny / "ref"],
+                             human_method="ts", human_runs=7, seed=3)
+    want = {s.name: s.score for s in human_rank(tiny / "j.xml", "ts", 7, 3).systems}
+    assert set(ts.human) == {"ts"} and all(abs(ts.human["ts"][s] - want[s]) < TOL for s in "XYZ")
+    assert len(set(ts.human["ts"].values())) > 1          # random runs: not the constant of Expected Wins
 
 
 def test_csv_alone_gives_the_system_level_only(tiny):
@@ -64,7 +72,7 @@ def test_csv_alone_gives_the_system_level_only(tiny):
     assert "acc" not in out.stdout and "human r" in out.stdout
 
 
-@pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "lib"])
+@pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "runs", "lib"])
 def test_bad_input(tiny, case):
     common = ["--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer"]
     outputs = [f"{s}={tiny / s}" for s in "XYZ"]
@@ -84,6 +92,10 @@ def test_bad_input(tiny, case):
     elif case == "unknown-csv":               # the 'ref' row without --human-ignore
         out = run_cli("meta-eval", "--outputs", *outputs, "--human", tiny / "h.csv", *common)
         want = [f"{tiny / 'h.csv'}:5:", "'ref'", "--human-ignore"]
+    elif case == "runs":
+        out = run_cli("meta-eval", "--outputs", *outputs, "--judgments", tiny / "j.xml", "--human-method", "ts",
+                      "--human-runs", "0", *common)
+        want = ["--human-runs", "1 to 100,000"]
     else:
         with pytest.raises(InputError) as err:
             peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"],
@@ -95,6 +107,10 @@ def test_bad_input(tiny, case):
         with pytest.raises(InputError) as err:         # own-data parameters without outputs
             peet_fast.meta_eval("gjg15", str(tiny), str(tiny / "ref"), judgments=tiny / "j.xml")
         assert err.value.path == "judgments"
+        with pytest.raises(InputError) as err:
+            peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"],
+                                judgments=tiny / "j.xml", human_method="ts", human_runs=0)
+        assert err.value.path == "human_runs"
         with pytest.raises(TypeError, match="human_methd"):
             peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, human_methd="ts")
         return

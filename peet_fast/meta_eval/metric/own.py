@@ -45,6 +45,9 @@ def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | Non
     if unknown:
         raise TypeError(f"load_own() got an unexpected keyword argument {unknown[0]!r}")
     options = {**OPTIONS, **options}
+    runs = options["human_runs"]
+    if isinstance(runs, bool) or not isinstance(runs, int) or not 1 <= runs <= 100_000:
+        raise InputError("human_runs", f"{runs!r}: TrueSkill takes 1 to 100,000 runs (GJG15: 1000)")
     if not isinstance(outputs, Mapping) or not outputs:
         raise InputError("outputs", "give the systems' outputs: {system: path}")
     systems = [str(n) for n in outputs]
