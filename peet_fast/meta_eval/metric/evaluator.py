@@ -361,12 +361,13 @@ def _pool(data: str, root: str, gold: str, dataset: D.Dataset, annotator, model,
 
 
 def meta_eval(data: str | None = None, root: str | None = None, gold: str | None = None,
-              system_set: str | None = None, *, annotator=None, model=None, spacy_model: str | None = None,
-              batch_size: int = 256, share: bool = True, **own) -> MetaEval:
+              system_set: str | None = None, *, annotator=None, model=None, share: bool = True,
+              **own) -> MetaEval:
     """The meta-evaluation dataset `data` ("seeda" or "gjg15") from a clone of its repository at `root`, references
     from the CoNLL-14 gold M2 at `gold`; system_set: SEEDA's "base" (default), "+INPUT", "+REF-F_GPT-3.5"
     ("+fluency") or "all". model: the PEET model for the peet metric (a JSON file, a Model, or None: the published
-    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en")).
+    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en"), with the
+    keywords spacy_model and batch_size, default None and 256, if given).
 
     share (default): every system set of one dataset takes its scores from one scoring of all the dataset's outputs
     in this process (each system, sentence and metric scored once, whichever sets are asked for; GoToScorer's chunk
@@ -379,6 +380,7 @@ def meta_eval(data: str | None = None, root: str | None = None, gold: str | None
     `human-rank` take them."""
     from peet_fast.meta_eval.metric.own import PARAMETERS
 
+    spacy_model, batch_size = own.pop("spacy_model", None), own.pop("batch_size", 256)     # the pipeline's options
     unknown = sorted(set(own) - set(PARAMETERS))
     if unknown:
         raise TypeError(f"meta_eval() got an unexpected keyword argument {unknown[0]!r}")
