@@ -1,5 +1,6 @@
 """`peet-fast meta-eval`: metrics' system-, window- and sentence-level agreement with the human judgments of SEEDA
-or GJG15 (peet_fast.meta_eval; docs/meta-eval.md)."""
+or GJG15, or of a researcher's own outputs, judgments and human scores (--outputs; meta_eval.metric.own)
+(peet_fast.meta_eval; docs/meta-eval.md)."""
 from __future__ import annotations
 
 import argparse
@@ -15,12 +16,12 @@ from peet_fast.cli._common import add_output_option, add_pipeline_options, load_
 from peet_fast.io import InputError, check_not_input, check_output
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
-                "ew": "EW", "ts": "TS"}
+                "ew": "EW", "ts": "TS", "human": "human"}
 
 
 def add_parser(sub) -> argparse.ArgumentParser:
     p = sub.add_parser(
-        "meta-eval", help="meta-evaluate metrics against SEEDA's or GJG15's human judgments",
+        "meta-eval", help="meta-evaluate metrics against SEEDA's or GJG15's human judgments, or your own",
         description="Score every system of a meta-evaluation dataset with each metric once, then: the Pearson and "
                     "Spearman correlation of the metric's system scores with each human system score (SEEDA: "
                     "Expected Wins and TrueSkill of its sentence- and edit-based judgments; GJG15: its Table 3), "
@@ -29,13 +30,38 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "differently (counted as gec-metrics and SEEDA count them: a metric tie is a loss of the first "
                     "system), with a tie-aware variant. Lower-is-better metrics (peet, wer) have their sign flipped, "
                     "so a positive figure is agreement. --bootstrap adds 95 % intervals and significance tests of "
-                    "every two metrics (Williams' test; paired bootstrap at the sentence level).")
-    p.add_argument("--data", nargs=2, required=True, metavar=("NAME", "DIR"),
+                    "every two metrics (Williams' test; paired bootstrap at the sentence level). Own data instead of "
+                    "--data: --outputs, --gold or --src/--ref, and --judgments and/or --human CSV.")
+    p.add_argument("--data", nargs=2, metavar=("NAME", "DIR"),
                    help="the dataset, seeda or gjg15, and a clone of its repository (tmu-nlp/SEEDA; "
-                        "grammatical/evaluation)")
-    p.add_argument("--gold", required=True, metavar="CONLL14.m2",
-                   help="the CoNLL-14 test set's gold M2 (official-2014.combined.m2): the references are its two "
-                        "annotators' corrections")
+                        "grammatical/evaluation); or own data: --outputs")
+    p.add_argument("--gold", metavar="GOLD.m2",
+                   help="with --data: the CoNLL-14 test set's gold M2 (official-2014.combined.m2), the references its "
+                        "annotators' corrections; with --outputs: any gold M2 of the outputs' sentences (its S lines "
+                        "the sources, its annotators the references), or give --src and --ref")
+    own = p.add_argument_group("own data (instead of --data)")
+    own.add_argument("--outputs", nargs="+", metavar="[NAME=]FILE",
+                     help="the systems' outputs, one sentence per line, in the order the sentence level counts a "
+                          "metric tie (a loss of the earlier system); a system is named NAME, or after its file")
+    own.add_argument("--judgments", metavar="JUDGMENTS.xml",
+                     help="Appraise ranking XML judging those outputs (every system it ranks needs an output; "
+                          "src-id: their lines): the sentence level, and the human system scores unless --human")
+    own.add_argument("--human", metavar="CSV",
+                     help="human system scores, the 'system,score' CSV rank --human reads (higher is better); "
+                          "alone (no --judgments): the system level only")
+    own.add_argument("--human-method", choices=("ew", "ts"), default="ew",
+                     help="the human system scores from --judgments: Expected Wins (default) or TrueSkill, as "
+                          "human-rank --method")
+    own.add_argument("--human-runs", type=int, default=1000, metavar="N",
+                     help="--human-method ts: the TrueSkill runs averaged (default 1000, as human-rank)")
+    own.add_argument("--human-ignore", nargs="+", default=[], metavar="NAME",
+                     help="--human rows to skip (e.g. 'ref', a row scoring the references)")
+    own.add_argument("--human-subset", action="store_true",
+                     help="--human rows naming no output are left out (without it: an error)")
+    own.add_argument("--src-base", type=int, choices=[0, 1], default=None,
+                     help="--judgments' src-id counts lines from 1 or 0 (default: as human-rank guesses it)")
+    own.add_argument("--src", metavar="SRC", help="the sources, line-aligned with the outputs (without --gold)")
+    own.add_argument("--ref", nargs="+", metavar="FILE", help="references, line-aligned (without --gold)")
     p.add_argument("--metric", nargs="+", required=True, metavar="NAME",
                    help="metrics of the registry (peet, wer, errant, m2, gleu, ...)")
     p.add_argument("--system-set", nargs="+", metavar="SET",
@@ -84,7 +110,8 @@ def print_tables(summary: dict, out=None) -> None:
     out = sys.stdout if out is None else out          # at call time: a caller may have replaced sys.stdout
     metrics = summary["metrics"]
     width = max(len("metric"), *(len(m) for m in metrics))
-    print(f"{summary['data']} {summary['system_set']}: {len(summary['systems'])} systems, {summary['sentences']} "
+    title = "own data" if summary["data"] == "own" else f"{summary['data']} {summary['system_set']}"
+    print(f"{title}: {len(summary['systems'])} systems, {summary['sentences']} "
           f"sentences; system scores: {summary['aggregation']}", file=out)
     print(SIGN_NOTE + (f"; [95% interval of {summary['bootstrap']['resamples']} bootstrap resamples]"
                        if summary.get("bootstrap") else ""), file=out)
@@ -135,7 +162,9 @@ def _p(x) -> str:
 
 # the library's parameter names (peet_fast.meta_eval: InputError("system_set", ...)) -> this command's flags
 FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--system-set", "bootstrap": "--bootstrap",
-         "seed": "--seed"}
+         "seed": "--seed", "outputs": "--outputs", "judgments": "--judgments", "human": "--human",
+         "human_method": "--human-method", "references": "--ref", "src": "--src", "human_runs": "--human-runs",
+         "human_subset": "--human-subset", "human_ignore": "--human-ignore"}
 
 
 def run(args) -> int:
@@ -147,21 +176,48 @@ def run(args) -> int:
         raise
 
 
+def _own_inputs(args) -> list:
+    """own data's input files ([] with --data); its options refused with --data and --data's without them."""
+    own = {"--outputs": args.outputs, "--judgments": args.judgments, "--human": args.human, "--src": args.src,
+           "--ref": args.ref, "--human-ignore": args.human_ignore, "--human-subset": args.human_subset,
+           "--src-base": args.src_base}
+    if args.data is not None:
+        given = [flag for flag, v in own.items() if v]
+        if given:
+            raise InputError(given[0], "is for own data (--outputs), not --data")
+        if args.gold is None:
+            raise InputError("--gold", "--data needs the CoNLL-14 gold M2")
+        return []
+    if not args.outputs:
+        raise InputError("--data", "give a dataset (--data NAME DIR) or own data (--outputs ...)")
+    for flag in ("--human-ignore", "--human-subset"):
+        if own[flag] and not args.human:
+            raise InputError(flag, "needs --human")
+    if args.system_set:
+        raise InputError("--system-set", "is for --data; own data is one system set, the outputs")
+    from peet_fast.cli._common import hyp_systems
+
+    names, paths = hyp_systems(argparse.Namespace(hyp=args.outputs, names=None))
+    args.own_outputs = dict(zip(names, paths))
+    return [*paths, args.judgments, args.human, args.src, *(args.ref or [])]
+
+
 def _run(args) -> int:
-    name, root = args.data
-    check_output(args.summary, [root, args.gold, args.model])
+    own = _own_inputs(args)
+    name, root = args.data if args.data is not None else (None, None)
+    check_output(args.summary, [root, args.gold, args.model, *own])
     if args.plot:
         if os.path.exists(args.plot) and not os.path.isdir(args.plot):
             raise InputError(args.plot, "--plot names a directory; this is a file")
-        check_not_input(args.plot, [root, args.gold, args.model, args.summary])
+        check_not_input(args.plot, [root, args.gold, args.model, args.summary, *own])
     if args.window is not None and args.window < 2:
         raise InputError("--window", "must be at least 2")
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
     check_bootstrap(args.bootstrap, 0)
     check_seed(args.seed)
-    if not os.path.isfile(args.gold):
-        raise InputError(args.gold, "no such file (the CoNLL-14 gold M2)")
+    if args.gold is not None and not os.path.isfile(args.gold):
+        raise InputError(args.gold, "no such file (the gold M2)")
     from peet_fast.meta_eval.metric.evaluator import meta_eval
 
     model = None
@@ -184,15 +240,24 @@ def _run(args) -> int:
             loaded.append(load_annotator(args, progress=parsing))
         return loaded[0]
 
-    evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]
+    if args.data is None:
+        evals = [meta_eval(gold=args.gold, outputs=args.own_outputs, judgments=args.judgments, human=args.human,
+                           human_method=args.human_method, src=args.src, references=args.ref or (),
+                           human_runs=args.human_runs, human_ignore=args.human_ignore,
+                           human_subset=args.human_subset, src_base=args.src_base, seed=args.seed,
+                           names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"},
+                           annotator=annotator, model=model)]
+    else:
+        evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]
     with parsing, progress_for(args, "meta-eval: scoring", total=len(args.metric), unit="metrics") as scoring:
         for k, metric in enumerate(args.metric):       # every set's scores come from one scoring (evaluator.meta_eval)
             evals[0].scored(metric)
             scoring(k + 1)
     summaries = [me.summary(args.metric, args.aggregation, args.window, args.bootstrap, args.seed, args.level)
                  for me in evals]
-    extra = {"gold": args.gold, "root": root, "model": None if model is None else model_summary(model, args)}
-    inputs = [root, args.gold, args.model, args.summary]
+    extra = {"gold": args.gold, "root": root, **({} if args.data else {"outputs": args.own_outputs,
+             "judgments": args.judgments, "human_csv": args.human, "src": args.src, "references": args.ref}), "model": None if model is None else model_summary(model, args)}
+    inputs = [root, args.gold, args.model, args.summary, *own]
     staged = Staged()
     written: list = []
     try:                       # every output to a temporary first; all renamed into place once the last is complete

@@ -4,7 +4,8 @@
   items, their pairwise judgments), Expected Wins (human.expected_wins), TrueSkill (human.trueskill), bootstrap rank
   ranges and clusters (human.clusters) and the systems ranked from judgments (human.ranking: `peet-fast human-rank`).
   Imports io, _ext and formats only.
-- ``peet_fast.meta_eval.metric``: **metric meta-evaluation**. The datasets (metric.data: SEEDA, GJG15), a metric's
+- ``peet_fast.meta_eval.metric``: **metric meta-evaluation**. The datasets (metric.data: SEEDA, GJG15; metric.own:
+  a researcher's own outputs, judgments and human scores), a metric's
   system-, window- and sentence-level agreement with the humans (metric.system, metric.sentence), their intervals
   and tests (metric.significance), the evaluator behind `peet-fast meta-eval` and ``peet_fast.meta_eval(...)``
   (metric.evaluator) and its plots (metric.plots). Reads its judgments through human.judgments.

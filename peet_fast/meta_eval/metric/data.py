@@ -68,11 +68,11 @@ class Dataset:
 
     @property
     def human_names(self) -> tuple:
-        return SEEDA_HUMAN if self.name == "seeda" else GJG_HUMAN
+        return tuple(self.human)
 
     @property
     def judgment_names(self) -> tuple:
-        return SEEDA_JUDGMENTS if self.name == "seeda" else ("sent",)
+        return tuple(self.judgments)
 
 
 def read_output(path: str) -> list[str]:

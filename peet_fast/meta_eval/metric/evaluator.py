@@ -322,7 +322,7 @@ class MetaEval:
             entry: dict = {"higher_is_better": sc.sign > 0, "system_scores": self.system_scores(m, aggregation)}
             if "system" in levels:
                 entry["system"] = self.corr_system(m, aggregation, bootstrap, seed)
-            if "sentence" in levels and sc.sentence is not None:
+            if "sentence" in levels and sc.sentence is not None and d.judgments:     # own data: judgments or not
                 entry["sentence"] = self.corr_sentence(m, bootstrap, seed)
                 if pairwise:
                     entry["pairwise"] = self.pairwise_analysis(m)
@@ -360,16 +360,46 @@ def _pool(data: str, root: str, gold: str, dataset: D.Dataset, annotator, model,
     return pool
 
 
-def meta_eval(data: str, root: str, gold: str, system_set: str | None = None, *, annotator=None, model=None,
-              spacy_model: str | None = None, batch_size: int = 256, share: bool = True) -> MetaEval:
+def meta_eval(data: str | None = None, root: str | None = None, gold: str | None = None,
+              system_set: str | None = None, *, annotator=None, model=None, share: bool = True,
+              **own) -> MetaEval:
     """The meta-evaluation dataset `data` ("seeda" or "gjg15") from a clone of its repository at `root`, references
     from the CoNLL-14 gold M2 at `gold`; system_set: SEEDA's "base" (default), "+INPUT", "+REF-F_GPT-3.5"
     ("+fluency") or "all". model: the PEET model for the peet metric (a JSON file, a Model, or None: the published
-    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en")).
+    one). annotator: the English annotator, or a callable returning it (default: peet_fast.load("en"), with the
+    keywords spacy_model and batch_size, default None and 256, if given).
 
     share (default): every system set of one dataset takes its scores from one scoring of all the dataset's outputs
     in this process (each system, sentence and metric scored once, whichever sets are asked for; GoToScorer's chunk
-    weights then come from all the outputs); share=False scores this set alone."""
+    weights then come from all the outputs); share=False scores this set alone.
+
+    Own data (meta_eval.metric.own.load_own), instead of data and root, by keyword: outputs ({system: path}, in
+    order), the references from `gold` (an M2) or from `src` and `references` (files), and the human system scores
+    from `human` (a system,score CSV) or from `judgments` (an Appraise ranking XML) by human_method ("ew", "ts";
+    human_runs, seed); with judgments the sentence level too; human_ignore, human_subset, src_base as `rank` and
+    `human-rank` take them."""
+    from peet_fast.meta_eval.metric.own import PARAMETERS
+
+    spacy_model, batch_size = own.pop("spacy_model", None), own.pop("batch_size", 256)     # the pipeline's options
+    unknown = sorted(set(own) - set(PARAMETERS))
+    if unknown:
+        raise TypeError(f"meta_eval() got an unexpected keyword argument {unknown[0]!r}")
+    outputs = own.get("outputs")
+    if outputs is not None:
+        if data is not None or root is not None or system_set is not None:
+            raise InputError("outputs", "give either a dataset (data, root) or own outputs, not both")
+        from peet_fast.meta_eval.metric.own import load_own
+
+        if model is not None:
+            from peet_fast.peet.model import Model, load_model
+
+            model = model if isinstance(model, Model) else load_model(model)
+        dataset = load_own(gold=gold, **own)
+        return MetaEval(dataset, annotator, model, spacy_model, batch_size)
+    for param in own:
+        raise InputError(param, "is for own data: give outputs too")
+    if data is None or root is None or gold is None:
+        raise InputError("data", "give a dataset (data, root and gold) or own outputs")
     if model is not None:
         from peet_fast.peet.model import Model, load_model
 
