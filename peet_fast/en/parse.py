@@ -79,14 +79,14 @@ class Parser:
     ``cache_dir`` (default: peet_fast.cache.default_dir()), at most ``cache_max_size`` bytes (default 2 GiB), and
     the pipeline itself loads on the first sentence the cache does not hold.
 
-    With ``memory_zone`` (default), spaCy runs inside ``nlp.memory_zone()``, a zone per ZONE_SENTENCES sentences
+    With ``memory_zone`` (an attribute, True unless set False), spaCy runs inside ``nlp.memory_zone()``, a zone per ZONE_SENTENCES sentences
     (none where the caller is already inside one), so that the pipeline's vocabulary does not grow with the corpus;
     the results are the same without it."""
 
     def __init__(self, nlp=None, *, spacy_model: str | None = None, tokenise: bool = False,
                  batch_size: int = DEFAULT_BATCH_SIZE, compiled_ruler: bool = True,
                  max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, progress=None, cache: bool = True,
-                 cache_dir: str | None = None, cache_max_size: int | None = None, memory_zone: bool = True):
+                 cache_dir: str | None = None, cache_max_size: int | None = None):
         if batch_size < 1:
             raise ValueError("batch_size must be >= 1")
         if max_line_tokens < 0:
@@ -99,7 +99,7 @@ class Parser:
         self.compiled_ruler = compiled_ruler
         self.tokenise = tokenise
         self.batch_size = batch_size
-        self.memory_zone = memory_zone
+        self.memory_zone = True      # (a test sets False: spaCy without zones, the parse to compare with)
         self._names: dict = {}
         self.n_parsed = 0   # sentences sent through spaCy (for benchmarks and tests of work avoidance)
         self.cache = None

@@ -101,7 +101,8 @@ def test_the_vocabulary_does_not_grow_with_new_words(own_nlp, tokenise):
 
 def test_without_zones_the_vocabulary_grows(own_nlp):
     # the property above is not vacuous: the same parse outside any zone keeps every new string
-    parser = Parser(own_nlp, memory_zone=False, batch_size=32)
+    parser = Parser(own_nlp, batch_size=32)
+    parser.memory_zone = False
     before = vocab_sizes(own_nlp)
     parser.parse(fresh_sentences(2000, 64))
     after = vocab_sizes(own_nlp)
@@ -126,7 +127,9 @@ def test_parses_are_the_same_with_and_without_zones(own_nlp, nlp, small_zones, t
     ruler = zoned._tail[1][0]
     longest = max(len(t.split()) for t in texts)         # the lemma memo takes a sentence's lemmas at once
     assert len(ruler._cache) <= 40 and len(ruler._lemmas) <= max(40, longest)
-    want = Parser(nlp, tokenise=tokenise, memory_zone=False, batch_size=64).parse_list(texts)
+    plain = Parser(nlp, tokenise=tokenise, batch_size=64)
+    plain.memory_zone = False
+    want = plain.parse_list(texts)
     bad = [t for t, a, b in zip(texts, got, want) if not same_sent(a, b)]
     assert not bad, f"{len(bad)} of {len(texts)} differ; first: {bad[0]!r}"
     if tokenise:
@@ -144,7 +147,8 @@ def test_lemmas_remembered_from_an_earlier_zone_are_readable(own_nlp):
     with parser.zone():
         docs = list(parser.pipe_docs(Doc(own_nlp.vocab, t.split()) for t in texts))
         lemmas = [[tok.lemma_ for tok in doc] for doc in docs]
-    plain = Parser(own_nlp, memory_zone=False, compiled_ruler=False)
+    plain = Parser(own_nlp, compiled_ruler=False)
+    plain.memory_zone = False
     want = [[tok.lemma_ for tok in doc] for doc in plain.pipe_docs(Doc(own_nlp.vocab, t.split()) for t in texts)]
     assert lemmas == want
 
