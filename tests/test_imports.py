@@ -347,3 +347,43 @@ def test_no_flag_text_below_the_command_line():
     assert not found, "errors naming a command-line flag below cli/: " + ", ".join(found)
     stale = [rel for rel in FLAG_TEXT_TODO if not flag_texts(ast.parse((PACKAGE / rel).read_text(encoding="utf-8")))]
     assert not stale, f"no longer naming flags, drop from FLAG_TEXT_TODO: {stale}"
+
+
+# --- the tests mirror the package (issue 34) ------------------------------------------------------------------------
+
+TESTS = Path(__file__).resolve().parent
+NOT_TESTS = {"fixtures", "__pycache__"}          # data and bytecode beside the tests, not tests of a package
+# test files at the top of tests/: the project-wide ones, the tests of the root modules, and those not moved yet
+TOP_LEVEL_TESTS = {
+    "test_api.py": "api.py, the Python API (a root module)",
+    "test_docs.py": "the examples of README.md and docs/ (project-wide)",
+    "test_imports.py": "the import structure and the house rules (project-wide)",
+    "test_packaging.py": "pyproject.toml (project-wide)",
+    "test_scaling_bench.py": "benchmarks/scaling.py (project-wide: the benchmarks are no package of peet_fast)",
+    "test_cache.py": "TODO issue 34: belongs in tests/cache/ (left while it is being edited)",
+}
+
+
+def test_tests_mirror_the_package():
+    """A test file sits under the package it tests: every folder of tests/ is a package of peet_fast (tests/cli/
+    for peet_fast/cli/, ...), and a test file at the top is one of TOP_LEVEL_TESTS. No __init__.py in tests/, so
+    pytest's prepend import mode needs every test module's basename to be unique."""
+    packages = {p.parent.name for p in PACKAGE.glob("*/__init__.py")}
+    folders = {p.name for p in TESTS.iterdir() if p.is_dir() and not p.name.startswith(".")} - NOT_TESTS
+    assert {"cli", "evaluation", "peet", "jobs"} <= folders
+    strays = sorted(folders - packages)
+    assert not strays, f"folders of tests/ that are no package of peet_fast: {strays}"
+    loose = sorted(p.name for p in TESTS.glob("test_*.py") if p.name not in TOP_LEVEL_TESTS)
+    assert not loose, f"test files at the top of tests/: move each under the package it tests: {loose}"
+    missing = sorted(name for name in TOP_LEVEL_TESTS if not (TESTS / name).exists())
+    assert not missing, f"moved or gone, drop from TOP_LEVEL_TESTS: {missing}"
+    seen: dict[str, Path] = {}
+    clashes = []
+    for path in sorted(TESTS.rglob("*.py")):
+        if NOT_TESTS & set(path.relative_to(TESTS).parts):
+            continue
+        if path.name != "conftest.py" and path.name in seen:
+            clashes.append(f"{seen[path.name].relative_to(TESTS)} and {path.relative_to(TESTS)}")
+        seen.setdefault(path.name, path)
+    assert not clashes, "test modules sharing a basename (prepend import mode): " + ", ".join(clashes)
+    assert not list(TESTS.rglob("__init__.py")), "tests/ has no __init__.py (prepend import mode)"

@@ -4,17 +4,13 @@ Expected values come from errant's own compare_m2 (same report, byte for byte), 
 ../shared/corpora/mucgec/reference/scores.json, or are computed by hand in the comments."""
 from __future__ import annotations
 
-import contextlib
 import doctest
-import io
 import json
-import re
-import sys
-from pathlib import Path
 
 import errant_oracle
 import pytest
 from conftest import FIXTURES, SPACY_MODEL
+from errant_oracle import errant_compare, totals      # also imported from here by other metrics tests
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -28,33 +24,11 @@ OPTIONS = ([], ["-single"], ["-multi"], ["-b", "1.0"], ["-cat", "1"], ["-cat", "
            ["-filt", "R:VERB:SVA", "UNK", "Nn"])
 
 
-def errant_compare(hyp: Path, ref: Path, *flags: str) -> str:
-    """errant_compare's stdout for these arguments (errant.commands.compare_m2.main, in this process)."""
-    from errant.commands import compare_m2
-
-    saved = sys.argv
-    sys.argv = ["errant_compare", "-hyp", str(hyp), "-ref", str(ref), *flags]
-    out = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out):
-            compare_m2.main()
-    finally:
-        sys.argv = saved
-    return out.getvalue()
-
-
 def ours(capsys, *argv: str) -> tuple[int, str, str]:
     capsys.readouterr()
     rc = main(["compare", *argv])
     cap = capsys.readouterr()
     return rc, cap.out, cap.err
-
-
-def totals(report: str) -> tuple:
-    """(TP, FP, FN, P, R, F) from the last figures line of a compare report."""
-    line = [ln for ln in report.splitlines() if re.match(r"^\d+\t", ln)][-1]
-    tp, fp, fn, p, r, f = line.split("\t")
-    return int(tp), int(fp), int(fn), float(p), float(r), float(f)
 
 
 # --- English: errant_compare is the oracle -----------------------------------------------------------------------------

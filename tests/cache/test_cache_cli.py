@@ -18,7 +18,7 @@ from conftest import FIXTURES, SPACY_MODEL
 from peet_fast.cli import main
 
 SAMPLE = FIXTURES / "sample"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def run(capsys, *argv) -> tuple[str, str]:

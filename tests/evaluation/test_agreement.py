@@ -12,7 +12,7 @@ import errant_oracle
 import numpy as np
 import pytest
 from conftest import FIXTURES, SPACY_MODEL
-from test_compare import errant_compare, totals
+from errant_oracle import errant_compare, totals
 
 from peet_fast.evaluation import agreement as A
 from peet_fast.cli import main
