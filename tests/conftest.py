@@ -26,7 +26,7 @@ import pytest
 os.environ["PEET_FAST_RAY_MIN_SENTENCES"] = "0"
 # A plain progress line is written every 10 s of a run (cli/_progress.py): on a busy machine any command may run that
 # long, and a test that reads its stderr would then meet a line that depends on the machine's speed. In the suite (and
-# the processes it starts) the interval is a day; the tests of the progress lines set their own (tests/test_progress.py)
+# the processes it starts) the interval is a day; the tests of the progress lines set their own (tests/cli/test_progress.py)
 os.environ.setdefault("PEET_FAST_PROGRESS_INTERVAL", "86400")
 
 try:        # hypothesis: no per-example deadline (200 ms by default, which a busy machine exceeds) and no "too slow"

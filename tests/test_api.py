@@ -10,7 +10,6 @@ import pyarrow.parquet as pq
 import pytest
 
 import peet_fast
-from peet_fast.cli import main
 from peet_fast.io import InputError
 from peet_fast.metrics.cleme import format_cleme
 from peet_fast.metrics.span import format_results
@@ -30,16 +29,15 @@ def write(path, lines):
     return path
 
 
-def cli(capsys, *args) -> tuple[int, str]:
-    rc = main([str(a) for a in args])
-    out, _ = capsys.readouterr()
+def cli(run_cli, *args) -> tuple[int, str]:
+    rc, out, _ = run_cli(*args)
     return rc, out
 
 
-def test_score_equals_the_command(tmp_path, capsys):
+def test_score_equals_the_command(tmp_path, run_cli):
     hyps = [write(tmp_path / f"{n}.txt", lines) for n, lines in HYPS.items()]
     refs = [write(tmp_path / f"ref{k}.txt", lines) for k, lines in enumerate(REFS)]
-    rc, _ = cli(capsys, "score", "--hyp", *hyps, "--ref", *refs, "--spacy-model", SPACY, "--out", tmp_path / "job",
+    rc, _ = cli(run_cli, "score", "--hyp", *hyps, "--ref", *refs, "--spacy-model", SPACY, "--out", tmp_path / "job",
                 "--contributions", "--edits", "--summary", tmp_path / "s.json")
     assert rc == 0
     res = peet_fast.score(HYPS, REFS, spacy_model=SPACY, contributions=True, edits=True)
@@ -52,10 +50,10 @@ def test_score_equals_the_command(tmp_path, capsys):
     assert res.sentences.to_pylist() == sorted(dataset.to_pylist(), key=lambda r: (r["system"], r["sentence"]))
 
 
-def test_score_tokenize_gives_the_edits_of_m2_tok(tmp_path, capsys):
+def test_score_tokenize_gives_the_edits_of_m2_tok(tmp_path, run_cli):
     """tokenize=True reaches the annotator: the edits of raw text are those `m2 -tok` writes."""
     res = peet_fast.score({"raw": RAW}, [RAW_COR], tokenize=True, spacy_model=SPACY, edits=True)
-    rc, _ = cli(capsys, "m2", "-tok", "-orig", write(tmp_path / "o.txt", RAW), "-cor",
+    rc, _ = cli(run_cli, "m2", "-tok", "-orig", write(tmp_path / "o.txt", RAW), "-cor",
                 write(tmp_path / "c.txt", RAW_COR), "-out", tmp_path / "o.m2", "--spacy-model", SPACY)
     assert rc == 0
     blocks = (tmp_path / "o.m2").read_text(encoding="utf-8").split("\n\n")
@@ -66,10 +64,10 @@ def test_score_tokenize_gives_the_edits_of_m2_tok(tmp_path, capsys):
 
 
 @pytest.mark.parametrize("tok", [False, True])
-def test_m2_and_edits_equal_the_command(tmp_path, capsys, tok):
+def test_m2_and_edits_equal_the_command(tmp_path, run_cli, tok):
     orig, cors = (RAW, [RAW_COR, RAW]) if tok else (SRC, [REFS[0][:2] + ["Thank you ."], REFS[1][:3]])
     paths = [write(tmp_path / f"c{k}.txt", c) for k, c in enumerate(cors)]
-    rc, _ = cli(capsys, "m2", *(["-tok"] if tok else []), "-orig", write(tmp_path / "o.txt", orig), "-cor", *paths,
+    rc, _ = cli(run_cli, "m2", *(["-tok"] if tok else []), "-orig", write(tmp_path / "o.txt", orig), "-cor", *paths,
                 "-out", tmp_path / "o.m2", "--spacy-model", SPACY)
     assert rc == 0
     text = peet_fast.m2(orig, cors, tokenize=tok, spacy_model=SPACY)
@@ -81,9 +79,9 @@ def test_m2_and_edits_equal_the_command(tmp_path, capsys, tok):
     assert lines == [ln for ln in text.splitlines() if ln.startswith("A ") and "|||noop|||" not in ln]
 
 
-def test_m2_chinese_equals_the_command(tmp_path, capsys):
+def test_m2_chinese_equals_the_command(tmp_path, run_cli):
     src, cor = ["我们去学校。", "他再学校。"], ["我们去学校了。", "他在学校。"]
-    rc, _ = cli(capsys, "m2", "--lang", "zh", "-orig", write(tmp_path / "s.txt", src), "-cor",
+    rc, _ = cli(run_cli, "m2", "--lang", "zh", "-orig", write(tmp_path / "s.txt", src), "-cor",
                 write(tmp_path / "c.txt", cor), "-out", tmp_path / "z.m2")
     assert rc == 0 and peet_fast.m2(src, cor, lang="zh") == (tmp_path / "z.m2").read_text(encoding="utf-8")
 
@@ -95,12 +93,12 @@ def test_m2_chinese_equals_the_command(tmp_path, capsys):
     ("cleme", ["--cleme-mode", "independent", "--cleme-weighted"],
      {"cleme_mode": "independent", "cleme_weighted": True}),
 ])
-def test_compare_equals_the_command(tmp_path, capsys, metric, flags, kwargs):
+def test_compare_equals_the_command(tmp_path, run_cli, metric, flags, kwargs):
     hyp_m2 = peet_fast.m2(SRC, [HYPS["sysA"][:2] + ["Thank you ."]], spacy_model=SPACY)
     ref_m2 = peet_fast.m2(SRC, [r[:2] + [r[3]] for r in REFS], spacy_model=SPACY)
     (tmp_path / "h.m2").write_text(hyp_m2, encoding="utf-8")
     (tmp_path / "r.m2").write_text(ref_m2, encoding="utf-8")
-    rc, printed = cli(capsys, "compare", "--metric", metric, *flags, "--hyp", tmp_path / "h.m2", "--ref",
+    rc, printed = cli(run_cli, "compare", "--metric", metric, *flags, "--hyp", tmp_path / "h.m2", "--ref",
                       tmp_path / "r.m2", "--summary", tmp_path / "s.json")
     assert rc == 0
     summary = json.loads((tmp_path / "s.json").read_text())
@@ -161,16 +159,14 @@ def test_library_errors_name_the_parameter_not_a_flag(call, named):
     assert "--" not in str(caught.value)
 
 
-def test_the_command_line_still_names_its_flags(tmp_path, capsys):
+def test_the_command_line_still_names_its_flags(tmp_path, run_cli):
     """The same refusals on the command line name the flags (cli maps the parameters to them)."""
     for name, lines in (("src", ["a b"]), ("ref", ["a b"]), ("hyp", ["a b"])):
         write(tmp_path / f"{name}.txt", lines)
-    code = main(["gleu", "-s", str(tmp_path / "src.txt"), "-r", str(tmp_path / "ref.txt"), "-o",
-                 str(tmp_path / "hyp.txt"), "--iter", "0"])
-    err = capsys.readouterr().err
+    code, _, err = run_cli("gleu", "-s", tmp_path / "src.txt", "-r", tmp_path / "ref.txt", "-o", tmp_path / "hyp.txt",
+                           "--iter", "0")
     assert code == 2 and "--iter: the number of iterations must be an integer of at least 1, not 0" in err
-    code = main(["rank", "--hyp", str(tmp_path / "hyp.txt"), "--ref", str(tmp_path / "ref.txt"), "--metric", "nope"])
-    err = capsys.readouterr().err
+    code, _, err = run_cli("rank", "--hyp", tmp_path / "hyp.txt", "--ref", tmp_path / "ref.txt", "--metric", "nope")
     assert code == 2 and "--metric: unknown metric 'nope'" in err
 
 

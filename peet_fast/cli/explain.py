@@ -35,6 +35,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
+    from peet_fast.jobs.annotated import read_annotated
     from peet_fast.peet.explain import format_terms, standardized_terms, std_from_data, stored_std
     from peet_fast.peet.model import load_model
 
@@ -45,9 +46,9 @@ def run(args) -> int:
 
         warn_if_untokenised(args, [(args.data, head_column(args.data, args.mo_column))])
         with progress_for(args, unit="sentences") as progress:
-            std, rows = std_from_data(model, args.data, lambda: load_annotator(args, progress=progress),
-                                      mo=args.mo_column, trg=args.trg_column, src=args.src_column,
-                                      time=args.time_column)
+            data = read_annotated(args.data, model.source_mode, need_time=False, mo=args.mo_column,
+                                  trg=args.trg_column, src=args.src_column, time=args.time_column)
+            std, rows = std_from_data(model, data, lambda: load_annotator(args, progress=progress))
         origin = f"{args.data} ({rows} rows)"
     else:
         std = stored_std(model)

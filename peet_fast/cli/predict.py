@@ -20,11 +20,15 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 
 def run(args) -> int:
+    import os
+
+    from peet_fast.jobs.layout import iter_dataset_batches
     from peet_fast.peet.model import load_model, predict_file
 
     check_output(args.out, [args.features, args.model])
     model = load_model(args.model)
-    n, total = predict_file(model, args.features, args.out)
+    read_batches = iter_dataset_batches if os.path.isdir(args.features) else None    # a featurize job's directory
+    n, total = predict_file(model, args.features, args.out, read_batches=read_batches)
     mean = total / n if n else float("nan")
     print(f"rows: {n}\nmean predicted seconds: {mean:.4f}")
     return 0

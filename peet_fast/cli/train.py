@@ -79,6 +79,7 @@ def run(args) -> int:
     import math
     import os
 
+    from peet_fast.jobs.annotated import read_annotated
     from peet_fast.peet import train as T
 
     check_output(args.out, [args.data])
@@ -87,8 +88,9 @@ def run(args) -> int:
         raise InputError("--repeats", "must be at least 1")
     if not math.isfinite(args.max_time) or args.max_time <= 0:
         raise InputError("--max-time", f"must be a positive number of seconds, not {args.max_time!r}")
-    prep = T.load_training_rows(args.data, args.source, args.max_time, mo=args.mo_column, trg=args.trg_column,
-                                src=args.src_column, time=args.time_column)
+    data = read_annotated(args.data, args.source, mo=args.mo_column, trg=args.trg_column, src=args.src_column,
+                          time=args.time_column)
+    prep = T.training_rows(data, args.max_time)
     warn_if_untokenised(args, [(args.data, prep.mo)])
     name = args.name or os.path.splitext(os.path.basename(args.out))[0] or "peet-model"
     with progress_for(args, unit="sentences") as progress:

@@ -11,6 +11,7 @@
                 raypool.py the actors' side, raylog.py Ray's noise, raywatch.py the watchdog (only ray*.py import Ray)
     sizing.py   the shard size (one shard per worker on a small input) and the small-job threshold
     tasks.py    the library's long jobs, featurize() and score(): in process or sharded
+    annotated.py  read_annotated: time-annotated pairs (train/explain --data) through the table reader, validated
 
 The runner is chosen once, by runner_for(workers, ray_address), which validates both.
 

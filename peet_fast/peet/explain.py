@@ -61,15 +61,15 @@ def format_terms(terms: Sequence[Term]) -> str:
     return "\n".join(lines)
 
 
-def std_from_data(model: Model, path: str, load_annotator: Callable[[], object], *, mo: str = "mo", trg: str = "trg",
-                  src: str = "src", time: str = "time") -> tuple[np.ndarray, int]:
-    """The standard deviation of each model feature on a data file, computed as at training time (with a time
-    column: after the same time filter and merging of duplicates), and the number of rows used. load_annotator is
-    called once the data has been read and checked (loading the pipeline is the slow part)."""
+def std_from_data(model: Model, data, load_annotator: Callable[[], object]) -> tuple[np.ndarray, int]:
+    """The standard deviation of each model feature on the rows of a data file (train.Annotated, as read by
+    jobs.annotated.read_annotated with need_time=False), computed as at training time (with a time column: after the
+    same time filter and merging of duplicates), and the number of rows used. load_annotator is called once the
+    data has been checked (loading the pipeline is the slow part)."""
     from peet_fast.peet import train as T
     from peet_fast.io import InputError
 
-    data = T.read_annotated(path, model.source_mode, need_time=False, mo=mo, trg=trg, src=src, time=time)
+    path = data.path
     prep = T.prepare(data, (model.training or {}).get("max_time", T.MAX_TIME))
     if not prep.mo:
         raise InputError(path, "no rows to compute standard deviations on")

@@ -270,19 +270,24 @@ def check_source_mode(model: Model, mode: str, where: str) -> None:
 
 
 def predict_file(model: Model, features_path: str | os.PathLike, out_path: str | os.PathLike | None = None,
-                 batch_rows: int = 1 << 16) -> tuple[int, float]:
+                 batch_rows: int = 1 << 16, read_batches=None) -> tuple[int, float]:
     """Stream a features file (Parquet, memory-mapped Arrow IPC, or a featurize job's directory) through the model,
     one record batch at a time, NumPy over the Arrow buffers. Writes (sentence, seconds) to out_path if given, with
     the table's `id` column (a sharded featurize job's pair ids) between them when it has one.
-    Returns (rows, sum of seconds); a table with no rows is refused (InputError, nothing written)."""
+    Returns (rows, sum of seconds); a table with no rows is refused (InputError, nothing written).
+    read_batches(path, columns=None, batch_rows=...) -> (schema, batches) reads the input: by default a Parquet or
+    Arrow file (formats.pairs.iter_table_batches); for a job's directory the caller passes the jobs' reader
+    (jobs.layout.iter_dataset_batches, as cli/predict.py does): peet imports nothing of jobs."""
     import pyarrow as pa
 
     from peet_fast.formats.pairs import TableWriter, iter_table_batches
     from peet_fast.io import InputError
-    from peet_fast.jobs.layout import iter_dataset_batches
 
     path = os.fspath(features_path)
-    read_batches = iter_dataset_batches if os.path.isdir(path) else iter_table_batches
+    if read_batches is None:
+        if os.path.isdir(path):
+            raise InputError(path, "a directory: read a job's directory with its reader (read_batches)")
+        read_batches = iter_table_batches
     schema, _ = read_batches(path)
     meta = {k.decode(): v.decode() for k, v in (schema.metadata or {}).items()}
     fs = meta.get("peet_fast.feature_set")

@@ -3,7 +3,7 @@
 The protocol, in order:
 
 1. read the pairs (`mo`, `trg`, `time` in seconds, and `src` for the src-mo-trg mode) from TSV, JSONL or Parquet
-   (peet_fast.jobs.sources); times must be finite, non-negative numbers;
+   (peet_fast.jobs.annotated.read_annotated, on the jobs' table reader); times must be finite, non-negative numbers;
 2. drop the rows with time > max_time (250 s);
 3. merge the rows with the same (mo, trg) - in the src-mo-trg mode the same (src, mo, trg) - into one row whose
    time is the mean of theirs (kept at the place of its first occurrence);
@@ -16,30 +16,28 @@ The protocol, in order:
 With repeats N the metrics are summarised as mean and sample standard deviation over the N splits. The model
 returned (and written) is the one fitted on split 0's training part, so the metrics it records are held out; it
 also records the features' mean and standard deviation over all the rows used (after steps 2-3), for `explain`.
-Everything inside works on plain NumPy arrays; the boundary (reading, validation) is `read_annotated`.
+Everything here works on rows already read (Annotated) and plain NumPy arrays; the boundary (reading, validation) is
+jobs.annotated.read_annotated, which the caller (cli/train.py, cli/explain.py) applies: peet imports nothing of jobs.
 """
 from __future__ import annotations
 
 import contextlib
 import math
-import os
-import re
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, read_prefix, without_bom
+from peet_fast.io import InputError
 from peet_fast.metrics.stats import pearson, spearman
 
 MAX_TIME = 250.0
 TEST_FRACTION = 0.2
 ESTIMATORS = ("ridge", "svr")
 MIN_PART_ROWS = 2      # the smallest test part on which Pearson r, Spearman rho and the MAE are all defined
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-# --- reading and validating the annotated data ----------------------------------------------------------------------
+# --- the annotated data (read and validated by peet_fast.jobs.annotated.read_annotated) ----------------------------
 
 @dataclass
 class Annotated:
@@ -52,91 +50,6 @@ class Annotated:
 
     def __len__(self) -> int:
         return len(self.mo)
-
-
-def _where(kind: str, k: int) -> tuple[str, int | None]:
-    """(message suffix, line) naming data row k (0-based): TSV line k+2 (after the header), JSONL line k+1, Parquet
-    row k."""
-    if kind == "parquet":
-        return f" (row {k})", None
-    return "", k + (2 if kind == "tsv" else 1)
-
-
-def _parse_time(value, kind: str, path: str, k: int, column: str) -> float:
-    suffix, line = _where(kind, k)
-    if value is None:
-        raise InputError(path, f"no {column!r} value{suffix}", line)
-    if kind == "tsv":
-        text = value.strip()
-        if not _NUMBER.fullmatch(text):
-            raise InputError(path, f"{column} {value!r} is not a number{suffix}", line)
-        x = float(text)
-    elif isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise InputError(path, f"{column} {value!r} is not a number{suffix}", line)
-    else:
-        x = float(value)
-    if not math.isfinite(x):
-        raise InputError(path, f"{column} {value!r} is not a finite number{suffix}", line)
-    if x < 0:
-        raise InputError(path, f"{column} {value!r} is negative{suffix}", line)
-    return x
-
-
-def read_annotated(path: str, source_mode: str = "mo-trg", *, need_time: bool = True, mo: str = "mo",
-                   trg: str = "trg", src: str = "src", time: str = "time") -> Annotated:
-    """Read and validate time-annotated pairs from a .tsv (header line), .jsonl or .parquet file. Refuses, naming
-    the file and line (or row): a missing mo/trg column, a missing time column (need_time) or src column
-    (src-mo-trg), a file with no rows, and times that are missing, not numbers, not finite or negative."""
-    from peet_fast.formats.pairs import pair_format
-    from peet_fast.jobs.sources import no_rows, plan, read_shard, table_source
-
-    path = os.fspath(path)
-    kind = pair_format(path)
-    source = table_source(path, mo, trg, id=None, extra=(time, src) if source_mode == "src-mo-trg" else (time,))
-    shards, _ = plan(source, 1 << 40, allow_empty=True)     # the columns are checked first, then the rows
-    mos: list = []
-    trgs: list = []
-    extra: dict = {time: [], src: []}
-    present = {time: kind == "jsonl", src: kind == "jsonl"}
-    for shard in shards:
-        rows = read_shard(source, shard)
-        mos += rows["mo"]
-        trgs += rows["trg"]
-        for c, values in rows["extra"].items():
-            extra[c] += values
-            present[c] = True
-    if kind != "jsonl" and not shards:         # an empty table: is the header/schema complete?
-        present = _columns_present(path, kind, (time, src))
-    wanted = [(time, need_time)] + ([(src, True)] if source_mode == "src-mo-trg" else [])
-    for c, required in wanted:
-        if required and not present[c]:
-            raise InputError(path, f"no {c!r} column" + (" (needed by --source src-mo-trg)" if c == src else ""),
-                             1 if kind == "tsv" else None)
-    if not mos:
-        raise no_rows(path)
-    times = None
-    if present[time] and (need_time or any(v is not None for v in extra[time])):
-        times = np.array([_parse_time(v, kind, path, k, time) for k, v in enumerate(extra[time])], dtype=np.float64)
-    srcs = None
-    if source_mode == "src-mo-trg":
-        for k, v in enumerate(extra[src]):
-            if not isinstance(v, str):
-                suffix, line = _where(kind, k)
-                raise InputError(path, f"no {src!r} text{suffix}" if v is None else
-                                 f"{src} is not a string{suffix}", line)
-        srcs = extra[src]
-    return Annotated(path, mos, trgs, srcs, times)
-
-
-def _columns_present(path: str, kind: str, columns: Sequence[str]) -> dict:
-    if kind == "parquet":
-        import pyarrow.parquet as pq
-
-        names = pq.ParquetFile(path).schema_arrow.names
-    else:
-        head = without_bom(read_prefix(path, 1 << 20)).split(b"\n", 1)[0]      # the header: 1 MiB at most
-        names = head.decode("utf-8", "replace").rstrip("\r\n").split("\t")
-    return {c: c in names for c in columns}
 
 
 # --- the protocol on plain arrays ----------------------------------------------------------------------------------
@@ -346,13 +259,13 @@ def build_model(fitted: Fit, names: Sequence[str], prep: Prepared, X: np.ndarray
 
 # --- the whole protocol, for the `train` command -----------------------------------------------------------------
 
-def load_training_rows(path: str, source_mode: str = "mo-trg", max_time: float = MAX_TIME, *, mo: str = "mo",
-                       trg: str = "trg", src: str = "src", time: str = "time") -> Prepared:
-    """Steps 1-2 on a data file (read_annotated, prepare); refuses (InputError) data too small for the split."""
-    prep = prepare(read_annotated(path, source_mode, mo=mo, trg=trg, src=src, time=time), max_time)
+def training_rows(data: Annotated, max_time: float = MAX_TIME) -> Prepared:
+    """Steps 2-3 (prepare) on the rows of a data file (as read by jobs.annotated.read_annotated); refuses (InputError, naming the
+    file) data too small for the split."""
+    prep = prepare(data, max_time)
     need = min_rows()
     if len(prep.mo) < need:
-        raise InputError(path, f"{len(prep.mo)} usable row(s) ({prep.rows_read} read, {prep.rows_over_max_time} "
+        raise InputError(data.path, f"{len(prep.mo)} usable row(s) ({prep.rows_read} read, {prep.rows_over_max_time} "
                                f"over {max_time:g} s, {prep.duplicates_merged} merged duplicates); the "
                                f"80/20 split needs at least {need}")
     return prep

@@ -20,7 +20,6 @@ from hypothesis import strategies as st
 from test_compare import errant_compare, totals
 
 import peet_fast
-from peet_fast.cli import main
 from peet_fast.formats.m2 import edit_line, parse_m2, read_back, split_lines
 
 WHITESPACE = ("  ", "\t", "\u2028", "\x0c", "\x85", "\u3000", "\x1c", "\xa0", "\u2009")
@@ -52,15 +51,12 @@ def write(path: Path, lines) -> Path:
     return path
 
 
-def ours(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    rc = main([*argv])
-    cap = capsys.readouterr()
-    return rc, cap.out, cap.err
+def ours(run_cli, *argv: str) -> tuple[int, str, str]:
+    return run_cli(*argv)
 
 
-def our_m2(capsys, orig: Path, cors, out: Path, tok: bool = False) -> Path:
-    rc, _, err = ours(capsys, "m2", "-orig", str(orig), "-cor", *map(str, cors), "-out", str(out),
+def our_m2(run_cli, orig: Path, cors, out: Path, tok: bool = False) -> Path:
+    rc, _, err = ours(run_cli, "m2", "-orig", str(orig), "-cor", *map(str, cors), "-out", str(out),
                       "--spacy-model", SPACY_MODEL, *(["-tok"] if tok else []))
     assert rc == 0, err
     return out
@@ -68,53 +64,53 @@ def our_m2(capsys, orig: Path, cors, out: Path, tok: bool = False) -> Path:
 
 # --- 1. whitespace tokens on the S line (m2 -tok) ---------------------------------------------------------------------
 
-def test_issue_repro_two_spaces(tmp_path, capsys, errant_parallel):
+def test_issue_repro_two_spaces(tmp_path, run_cli, errant_parallel):
     orig = write(tmp_path / "o.txt", ["This  is bad ."])
     cor = write(tmp_path / "c.txt", ["This is bad !"])
     theirs = errant_parallel(orig, [cor], tmp_path / "e.m2", tok=True)
-    mine = our_m2(capsys, orig, [cor], tmp_path / "p.m2", tok=True)
+    mine = our_m2(run_cli, orig, [cor], tmp_path / "p.m2", tok=True)
     assert mine.read_bytes() == theirs.read_bytes() == ("S This   is bad .\n"
                                                         "A 1 2|||U:SPACE||||||REQUIRED|||-NONE-|||0\n"
                                                         "A 4 5|||R:PUNCT|||!|||REQUIRED|||-NONE-|||0\n\n").encode()
     expected = errant_compare(theirs, theirs)
     assert totals(expected)[:3] == (2, 0, 0)                      # errant_compare's figures
-    assert ours(capsys, "compare", "-hyp", str(mine), "-ref", str(mine))[1] == expected
-    rc, out, _ = ours(capsys, "compare", "--src", str(orig), "--hyp", str(cor), "--ref", str(cor), "-tok",
+    assert ours(run_cli, "compare", "-hyp", str(mine), "-ref", str(mine))[1] == expected
+    rc, out, _ = ours(run_cli, "compare", "--src", str(orig), "--hyp", str(cor), "--ref", str(cor), "-tok",
                       "--spacy-model", SPACY_MODEL)
     assert rc == 0 and out == expected
     text = mine.read_text("utf-8")
     assert peet_fast.compare(text, text).summary()["TP"] == 2
-    rc, out, err = ours(capsys, "compare", "--metric", "cleme", "-hyp", str(mine), "-ref", str(mine))
+    rc, out, err = ours(run_cli, "compare", "--metric", "cleme", "-hyp", str(mine), "-ref", str(mine))
     assert rc == 2 and out == "" and "p.m2:1" in err and "whitespace" in err     # CLEME cannot place the span
 
 
 @pytest.mark.parametrize("ws", WHITESPACE, ids=ascii)
-def test_whitespace_tokens_every_path(tmp_path, capsys, errant_parallel, ws):
+def test_whitespace_tokens_every_path(tmp_path, run_cli, errant_parallel, ws):
     orig = write(tmp_path / "o.txt", [f"This{ws}is bad .", f"It is{ws} ok ."])
     hyp = write(tmp_path / "h.txt", ["This is bad !", f"It is{ws}{ws}ok ."])
     ref = write(tmp_path / "r.txt", ["This is bad !", "It is ok !"])
     e_hyp = errant_parallel(orig, [hyp], tmp_path / "eh.m2", tok=True)
     e_ref = errant_parallel(orig, [ref], tmp_path / "er.m2", tok=True)
-    p_hyp = our_m2(capsys, orig, [hyp], tmp_path / "ph.m2", tok=True)
-    p_ref = our_m2(capsys, orig, [ref], tmp_path / "pr.m2", tok=True)
+    p_hyp = our_m2(run_cli, orig, [hyp], tmp_path / "ph.m2", tok=True)
+    p_ref = our_m2(run_cli, orig, [ref], tmp_path / "pr.m2", tok=True)
     assert (p_hyp.read_bytes(), p_ref.read_bytes()) == (e_hyp.read_bytes(), e_ref.read_bytes())
     for flags in ([], ["-dt"], ["-cse", "-cat", "3"], ["-single"]):
         expected = errant_compare(e_hyp, e_ref, "-v", *flags)
-        assert ours(capsys, "compare", "-hyp", str(p_hyp), "-ref", str(p_ref), "-v", *flags)[1] == expected
-        rc, out, _ = ours(capsys, "compare", "--src", str(orig), "--hyp", str(hyp), "--ref", str(ref), "-tok", "-v",
+        assert ours(run_cli, "compare", "-hyp", str(p_hyp), "-ref", str(p_ref), "-v", *flags)[1] == expected
+        rc, out, _ = ours(run_cli, "compare", "--src", str(orig), "--hyp", str(hyp), "--ref", str(ref), "-tok", "-v",
                           *flags, "--spacy-model", SPACY_MODEL)
         assert rc == 0 and out == expected
     result = peet_fast.compare(p_hyp.read_text("utf-8"), p_ref.read_text("utf-8"))
     assert (result.tp, result.fp, result.fn) == totals(errant_compare(e_hyp, e_ref))[:3]
 
 
-def test_s_line_tokens_bound_spans(tmp_path, capsys):
+def test_s_line_tokens_bound_spans(tmp_path, run_cli):
     """'S This   is bad .' may hold 6 tokens (split on single spaces): span 5 6 is read, 6 7 is refused."""
     block = "S This   is bad .\nA 5 6|||R:PUNCT|||!|||REQUIRED|||-NONE-|||0\n"
     assert parse_m2(split_lines(block))[0].edits[0][:4] == (5, 6, "R:PUNCT", "!")
     bad = tmp_path / "bad.m2"
     bad.write_text(block.replace("5 6", "6 7"), "utf-8")
-    rc, _, err = ours(capsys, "compare", "-hyp", str(bad), "-ref", str(bad))
+    rc, _, err = ours(run_cli, "compare", "-hyp", str(bad), "-ref", str(bad))
     assert rc == 2 and "bad.m2:2" in err and "6 7" in err
 
 
@@ -140,21 +136,21 @@ def test_read_back_is_what_errant_compare_reads(cor):
 
 @pytest.mark.parametrize("flags,figures", [([], (1, 0, 0)), (["-single"], (1, 0, 0)), (["-multi"], (0, 0, 0))])
 @pytest.mark.parametrize("pipes", ["|", "|||"])
-def test_issue_repro_trailing_pipe(tmp_path, capsys, errant_parallel, flags, figures, pipes):
+def test_issue_repro_trailing_pipe(tmp_path, run_cli, errant_parallel, flags, figures, pipes):
     src = write(tmp_path / "s.txt", ["I like it ."])
     hyp = write(tmp_path / "h.txt", [f"I like a {pipes} it ."])
     e_m2 = errant_parallel(src, [hyp], tmp_path / "e.m2")
-    p_m2 = our_m2(capsys, src, [hyp], tmp_path / "p.m2")
+    p_m2 = our_m2(run_cli, src, [hyp], tmp_path / "p.m2")
     assert p_m2.read_bytes() == e_m2.read_bytes()
     assert f"|||a {pipes}|||REQUIRED".encode() in e_m2.read_bytes()
     expected = errant_compare(e_m2, e_m2, *flags)
     assert totals(expected)[:3] == figures                         # what errant_compare printed
-    assert ours(capsys, "compare", "-hyp", str(p_m2), "-ref", str(p_m2), *flags)[1] == expected
-    rc, out, _ = ours(capsys, "compare", "--src", str(src), "--hyp", str(hyp), "--ref", str(hyp), *flags,
+    assert ours(run_cli, "compare", "-hyp", str(p_m2), "-ref", str(p_m2), *flags)[1] == expected
+    rc, out, _ = ours(run_cli, "compare", "--src", str(src), "--hyp", str(hyp), "--ref", str(hyp), *flags,
                       "--spacy-model", SPACY_MODEL)
     assert rc == 0 and out == expected
     other = write(tmp_path / "h2.txt", [f"I like a {pipes} it ."])
-    rc, out, _ = ours(capsys, "agreement", "--src", str(src), "--ref", str(hyp), str(other), *flags,
+    rc, out, _ = ours(run_cli, "agreement", "--src", str(src), "--ref", str(hyp), str(other), *flags,
                       "--spacy-model", SPACY_MODEL)
     assert rc == 0
     rows = [line.split() for line in out.splitlines()[1:3]]
@@ -175,7 +171,7 @@ def test_edits_api_keeps_the_true_correction():
     assert [tuple(e) for e in ann.alignments[0]] == [(2, 2, "M:OTHER", "a |")]
 
 
-def test_zh_trailing_pipe_read_as_cherrant_reads(tmp_path, capsys):
+def test_zh_trailing_pipe_read_as_cherrant_reads(tmp_path, run_cli):
     """ChERRANT's compare reads an A line as errant_compare does, then removes the spaces of the correction: the
     hypothesis's insertion, written 'x |' (line '...|||M|||x ||||REQUIRED...'), is read as 'x ' -> 'x', the
     reference's 'x' -> 'x': one TP (hand-computed from ChERRANT's simplify_edits), on M2 and from parallel files."""
@@ -186,26 +182,26 @@ def test_zh_trailing_pipe_read_as_cherrant_reads(tmp_path, capsys):
     hyp.write_text("1\t他很好。\t他很好x|。\n", "utf-8")
     ref.write_text("1\t他很好。\t他很好x。\n", "utf-8")
     for para in (hyp, ref):
-        rc, _, err = ours(capsys, "m2", "--lang", "zh", "-para", str(para), "-out", str(para.with_suffix(".m2")), *res)
+        rc, _, err = ours(run_cli, "m2", "--lang", "zh", "-para", str(para), "-out", str(para.with_suffix(".m2")), *res)
         assert rc == 0, err
     assert "A 3 3|||M|||x ||||REQUIRED|||-NONE-|||0" in hyp.with_suffix(".m2").read_text("utf-8")
-    rc, out, _ = ours(capsys, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
+    rc, out, _ = ours(run_cli, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
                       "-ref", str(ref.with_suffix(".m2")))
     assert rc == 0 and totals(out)[:3] == (1, 0, 0)
-    rc, out2, _ = ours(capsys, "compare", "--lang", "zh", "--para", "--hyp", str(hyp), "--ref", str(ref), *res)
+    rc, out2, _ = ours(run_cli, "compare", "--lang", "zh", "--para", "--hyp", str(hyp), "--ref", str(ref), *res)
     assert rc == 0 and out2 == out
-    rc, _, err = ours(capsys, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
+    rc, _, err = ours(run_cli, "compare", "--lang", "zh", "-hyp", str(hyp.with_suffix(".m2")),
                       "-ref", str(ref.with_suffix(".m2")), "-v")
     assert rc == 0 and err.count("ChERRANT's own -v layout differs") == 1     # the departure, said once
 
 
 # --- 3. a blank source line -------------------------------------------------------------------------------------------
 
-def test_issue_repro_blank_source_line(tmp_path, capsys, errant_parallel):
+def test_issue_repro_blank_source_line(tmp_path, run_cli, errant_parallel):
     src = write(tmp_path / "src.txt", ["", "This are good ."])
     a = write(tmp_path / "a.txt", ["Hello .", "This is good ."])
     b = write(tmp_path / "b.txt", ["Hi there .", "This is good ."])
-    rc, out, err = ours(capsys, "agreement", "--src", str(src), "--ref", str(a), str(b), "--spacy-model", SPACY_MODEL)
+    rc, out, err = ours(run_cli, "agreement", "--src", str(src), "--ref", str(a), str(b), "--spacy-model", SPACY_MODEL)
     assert rc == 0 and "1 blank source line not scored" in err and "src.txt:1" in err
     rows = [line.split() for line in out.splitlines()[1:3]]
     # errant_parallel + errant_compare: TP 1 FP 0 FN 0, F0.5 1.0 for each set
@@ -215,12 +211,12 @@ def test_issue_repro_blank_source_line(tmp_path, capsys, errant_parallel):
         e_ref = errant_parallel(src, [ref], tmp_path / "er.m2")
         expected = errant_compare(e_hyp, e_ref, "-v")
         assert totals(expected)[:3] == (1, 0, 0)
-        rc, out, _ = ours(capsys, "compare", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "-v",
+        rc, out, _ = ours(run_cli, "compare", "--src", str(src), "--hyp", str(hyp), "--ref", str(ref), "-v",
                           "--spacy-model", SPACY_MODEL)
         assert rc == 0 and out == expected
-        p_hyp = our_m2(capsys, src, [hyp], tmp_path / "ph.m2")
-        p_ref = our_m2(capsys, src, [ref], tmp_path / "pr.m2")
-        assert ours(capsys, "compare", "-hyp", str(p_hyp), "-ref", str(p_ref))[1] == errant_compare(e_hyp, e_ref)
+        p_hyp = our_m2(run_cli, src, [hyp], tmp_path / "ph.m2")
+        p_ref = our_m2(run_cli, src, [ref], tmp_path / "pr.m2")
+        assert ours(run_cli, "compare", "-hyp", str(p_hyp), "-ref", str(p_ref))[1] == errant_compare(e_hyp, e_ref)
         api = peet_fast.compare(read_lines(hyp), [read_lines(ref)], src=read_lines(src), spacy_model=SPACY_MODEL)
         assert (api.tp, api.fp, api.fn) == (1, 0, 0)
 
@@ -229,14 +225,14 @@ def read_lines(path: Path) -> list[str]:
     return path.read_text("utf-8").split("\n")[:-1]
 
 
-def test_every_source_line_blank(tmp_path, capsys, errant_parallel):
+def test_every_source_line_blank(tmp_path, run_cli, errant_parallel):
     """errant_parallel writes two empty M2 files, which errant_compare reads as one empty sentence."""
     src = write(tmp_path / "s.txt", ["", "  "])
     hyp = write(tmp_path / "h.txt", ["A .", "B ."])
     e_m2 = errant_parallel(src, [hyp], tmp_path / "e.m2")
     assert e_m2.read_bytes() == b""
     expected = errant_compare(e_m2, e_m2, "-v")
-    rc, out, _ = ours(capsys, "compare", "--src", str(src), "--hyp", str(hyp), "--ref", str(hyp), "-v",
+    rc, out, _ = ours(run_cli, "compare", "--src", str(src), "--hyp", str(hyp), "--ref", str(hyp), "-v",
                       "--spacy-model", SPACY_MODEL)
     assert rc == 0 and out == expected
 
@@ -286,7 +282,7 @@ def corpus(draw):
                                                                    HealthCheck.too_slow])
 @given(data=corpus(), tok=st.booleans(), mode=st.sampled_from(("cs", "cse", "ds", "dt")),
        opts=st.sampled_from(([], ["-single"], ["-multi"], ["-cat", "3"])))
-def test_round_trip_equals_errant_pipeline(capsys, errant_parallel, data, tok, mode, opts):
+def test_round_trip_equals_errant_pipeline(run_cli, errant_parallel, data, tok, mode, opts):
     """compare on m2's output == compare --src on the text == errant_parallel + errant_compare (the report byte for
     byte; with --src also -v's, sentence numbers included)."""
     src, hyp, refs = data
@@ -298,13 +294,13 @@ def test_round_trip_equals_errant_pipeline(capsys, errant_parallel, data, tok, m
         e_hyp = errant_parallel(s, [h], d / "eh.m2", tok)
         e_ref = errant_parallel(s, r, d / "er.m2", tok)
         tok_flag = ["-tok"] if tok else []
-        p_hyp = our_m2(capsys, s, [h], d / "ph.m2", tok)
-        p_ref = our_m2(capsys, s, r, d / "pr.m2", tok)
+        p_hyp = our_m2(run_cli, s, [h], d / "ph.m2", tok)
+        p_ref = our_m2(run_cli, s, r, d / "pr.m2", tok)
         expected = errant_compare(e_hyp, e_ref, *flags)
-        rc, out, err = ours(capsys, "compare", "-hyp", str(p_hyp), "-ref", str(p_ref), *flags)
+        rc, out, err = ours(run_cli, "compare", "-hyp", str(p_hyp), "-ref", str(p_ref), *flags)
         assert rc == 0, err
         assert out == expected
-        rc, out, err = ours(capsys, "compare", "--src", str(s), "--hyp", str(h), "--ref", *map(str, r), "-v", *flags,
+        rc, out, err = ours(run_cli, "compare", "--src", str(s), "--hyp", str(h), "--ref", *map(str, r), "-v", *flags,
                             *tok_flag, "--spacy-model", SPACY_MODEL)
         assert rc == 0, err
         assert out == errant_compare(e_hyp, e_ref, "-v", *flags)

@@ -470,3 +470,21 @@ def test_predict_keeps_the_pair_ids_of_a_sharded_featurize_job(tmp_path):
     model = load_model()
     expected = model.predict({f: feats.column(f).to_numpy() for f in model.features})
     assert pred.column("seconds").to_pylist() == expected.tolist()
+
+
+def test_predict_file_reads_a_job_directory_only_with_the_reader_it_is_given(tmp_path):
+    """peet imports nothing of jobs: a featurize job's directory is read through the reader the caller passes
+    (cli/predict.py passes jobs.layout.iter_dataset_batches); without one it is refused, naming the directory."""
+    from peet_fast.io import InputError
+
+    with pytest.raises(InputError, match="directory"):
+        M.predict_file(load_model(), tmp_path)
+    calls = []
+
+    def reader(path, columns=None, batch_rows=0):
+        calls.append(path)
+        raise InputError(path, "the dataset has no rows")
+
+    with pytest.raises(InputError, match="no rows"):
+        M.predict_file(load_model(), tmp_path, read_batches=reader)
+    assert calls == [str(tmp_path)]

@@ -165,53 +165,52 @@ def test_a_misspelt_command_or_choice_gets_a_guess(capsys):
 
 # --- each command run for real with the single-dash spellings (the ones argparse used to misread) -----------------
 
-def run_ok(capsys, argv) -> tuple[str, str]:
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
+def run_ok(run_cli, argv) -> tuple[str, str]:
+    rc, out, err = run_cli(*argv)
     assert rc == 0, err
     return out, err
 
 
-def test_ensemble_with_errants_spellings(capsys, tmp_path):
+def test_ensemble_with_errants_spellings(run_cli, tmp_path):
     # `ensemble -src orig.txt -hyp a b c` as in the issue, and the same with -orig/-cor/-o
     out1, out2 = tmp_path / "e1.txt", tmp_path / "e2.txt"
-    run_ok(capsys, ["ensemble", "-src", REF, "-hyp", A, B, A, "-out", out1, *SPACY])
-    run_ok(capsys, ["ensemble", "-orig", REF, "-cor", A, B, A, "-o", out2, *SPACY])
+    run_ok(run_cli, ["ensemble", "-src", REF, "-hyp", A, B, A, "-out", out1, *SPACY])
+    run_ok(run_cli, ["ensemble", "-orig", REF, "-cor", A, B, A, "-o", out2, *SPACY])
     assert out1.read_text() == out2.read_text() == A.read_text()     # a is 2 of 3 votes on every edit
 
 
-def test_m2_with_ours_equals_m2_with_errants(capsys, tmp_path):
-    run_ok(capsys, ["m2", "-orig", REF, "-cor", A, "-out", tmp_path / "a.m2", *SPACY])
-    run_ok(capsys, ["m2", "--src", REF, "--hyp", A, "-o", tmp_path / "b.m2", *SPACY])
+def test_m2_with_ours_equals_m2_with_errants(run_cli, tmp_path):
+    run_ok(run_cli, ["m2", "-orig", REF, "-cor", A, "-out", tmp_path / "a.m2", *SPACY])
+    run_ok(run_cli, ["m2", "--src", REF, "--hyp", A, "-o", tmp_path / "b.m2", *SPACY])
     assert (tmp_path / "a.m2").read_bytes() == (tmp_path / "b.m2").read_bytes()
 
 
-def test_score_rank_report_compare_agreement_featurize_predict_with_single_dash_names(capsys, tmp_path):
-    run_ok(capsys, ["score", "-hyp", A, B, "-ref", REF, "-o", tmp_path / "s.tsv", *SPACY])
+def test_score_rank_report_compare_agreement_featurize_predict_with_single_dash_names(run_cli, tmp_path):
+    run_ok(run_cli, ["score", "-hyp", A, B, "-ref", REF, "-o", tmp_path / "s.tsv", *SPACY])
     assert (tmp_path / "s.tsv").exists()
-    run_ok(capsys, ["rank", "-hyp", A, B, "-ref", REF, "--bootstrap", "10", *SPACY])
-    run_ok(capsys, ["report", "-hyp", A, B, "-ref", REF, "--bootstrap", "10", "-o", tmp_path / "rep", *SPACY])
+    run_ok(run_cli, ["rank", "-hyp", A, B, "-ref", REF, "--bootstrap", "10", *SPACY])
+    run_ok(run_cli, ["report", "-hyp", A, B, "-ref", REF, "--bootstrap", "10", "-o", tmp_path / "rep", *SPACY])
     assert (tmp_path / "rep" / "index.html").exists()
-    out, _ = run_ok(capsys, ["compare", "-src", REF, "-hyp", A, "-ref", B, *SPACY])
+    out, _ = run_ok(run_cli, ["compare", "-src", REF, "-hyp", A, "-ref", B, *SPACY])
     assert "F0.5" in out
-    out, _ = run_ok(capsys, ["agreement", "-src", REF, "-ref", A, B, *SPACY])
+    out, _ = run_ok(run_cli, ["agreement", "-src", REF, "-ref", A, B, *SPACY])
     assert "average F0.5" in out
-    run_ok(capsys, ["featurize", "-hyp", A, "-ref", REF, "-o", tmp_path / "f.parquet", *SPACY])
-    run_ok(capsys, ["predict", "--features", tmp_path / "f.parquet", "-o", tmp_path / "p.parquet"])
+    run_ok(run_cli, ["featurize", "-hyp", A, "-ref", REF, "-o", tmp_path / "f.parquet", *SPACY])
+    run_ok(run_cli, ["predict", "--features", tmp_path / "f.parquet", "-o", tmp_path / "p.parquet"])
     assert (tmp_path / "p.parquet").exists()
 
 
-def test_synth_train_excgec_with_short_names(capsys, tmp_path):
+def test_synth_train_excgec_with_short_names(run_cli, tmp_path):
     sentences = tmp_path / "clean.txt"
     sentences.write_text("".join(line for line in REF.read_text().splitlines(keepends=True)) * 4)
-    run_ok(capsys, ["synth", "--sentences", sentences, "--pairs", "12", "-o", tmp_path / "pairs.tsv"])
+    run_ok(run_cli, ["synth", "--sentences", sentences, "--pairs", "12", "-o", tmp_path / "pairs.tsv"])
     rows = (tmp_path / "pairs.tsv").read_text().splitlines()
     data = tmp_path / "data.tsv"
     data.write_text("mo\ttrg\ttime\n" + "".join(f"{r.split(chr(9))[1]}\t{r.split(chr(9))[2]}\t{5 + k}\n"
                                                 for k, r in enumerate(rows[1:])))
-    run_ok(capsys, ["train", "--data", data, "--features", "small", "-o", tmp_path / "m.json", *SPACY])
+    run_ok(run_cli, ["train", "--data", data, "--features", "small", "-o", tmp_path / "m.json", *SPACY])
     assert json.loads((tmp_path / "m.json").read_text())["feature_set"] == "small"
-    out, _ = run_ok(capsys, ["excgec", "-hyp", FIXTURES / "excgec" / "hyp.json", "-ref",
+    out, _ = run_ok(run_cli, ["excgec", "-hyp", FIXTURES / "excgec" / "hyp.json", "-ref",
                              FIXTURES / "excgec" / "ref.json", "--no-correction"])
     assert out
 
@@ -223,7 +222,7 @@ RAW = ["He go home, then he sleep.\nI has a cat.\n", "He went home, then he slep
 
 
 @pytest.mark.parametrize("command", ["m2", "ensemble", "agreement", "score", "compare", "featurize"])
-def test_raw_input_gets_one_warning_naming_every_raw_file(capsys, tmp_path, command):
+def test_raw_input_gets_one_warning_naming_every_raw_file(run_cli, tmp_path, command):
     raw = []
     for k, text in enumerate(RAW):
         raw.append(tmp_path / f"raw{k}.txt")
@@ -237,7 +236,7 @@ def test_raw_input_gets_one_warning_naming_every_raw_file(capsys, tmp_path, comm
             "score": ["score", "-hyp", r1, r2, tokenised, "-ref", r0],
             "compare": ["compare", "--src", r0, "--hyp", r1, "--ref", r2, tokenised],
             "featurize": ["featurize", "--hyp", r1, "--ref", r2, "-o", tmp_path / "f.parquet"]}[command]
-    out, err = run_ok(capsys, [*argv, *SPACY])
+    out, err = run_ok(run_cli, [*argv, *SPACY])
     warnings = [line for line in err.splitlines() if "warning" in line]
     assert len(warnings) == 1, err
     expected = [r for r in raw if str(r) in map(str, argv)]
@@ -245,7 +244,7 @@ def test_raw_input_gets_one_warning_naming_every_raw_file(capsys, tmp_path, comm
     for r in raw:
         assert (f"{r} (2 of 2 lines)" in warnings[0]) == (r in expected)
     assert str(tokenised) not in warnings[0] and "give -tok" in warnings[0]
-    _, err = run_ok(capsys, [*argv, *SPACY, "-tok"])
+    _, err = run_ok(run_cli, [*argv, *SPACY, "-tok"])
     assert "warning" not in err
 
 
@@ -277,7 +276,7 @@ def test_a_tool_flag_is_taken_by_every_command_it_applies_to(flag):
     assert taking == expected
 
 
-def test_compare_from_text_takes_errant_parallels_alignment_flags(capsys, tmp_path):
+def test_compare_from_text_takes_errant_parallels_alignment_flags(capsys, run_cli, tmp_path):
     # compare --src -lev -merge all-split == m2 -lev -merge all-split, then compare on the M2 files
     src = tmp_path / "src.txt"
     src.write_text("He go to school by the bus .\nShe like apples very much .\n")
@@ -286,12 +285,12 @@ def test_compare_from_text_takes_errant_parallels_alignment_flags(capsys, tmp_pa
     ref = tmp_path / "ref.txt"
     ref.write_text("He goes to school by bus .\nShe likes apples very much .\n")
     flags = ["-lev", "-merge", "all-merge", *SPACY]     # go to -> goes at: one edit, matching no reference edit
-    run_ok(capsys, ["m2", "-orig", src, "-cor", hyp, "-out", tmp_path / "h.m2", *flags])
-    run_ok(capsys, ["m2", "-orig", src, "-cor", ref, "-out", tmp_path / "r.m2", *flags])
-    expected, _ = run_ok(capsys, ["compare", "-hyp", tmp_path / "h.m2", "-ref", tmp_path / "r.m2"])
-    out, _ = run_ok(capsys, ["compare", "--src", src, "--hyp", hyp, "--ref", ref, *flags])
+    run_ok(run_cli, ["m2", "-orig", src, "-cor", hyp, "-out", tmp_path / "h.m2", *flags])
+    run_ok(run_cli, ["m2", "-orig", src, "-cor", ref, "-out", tmp_path / "r.m2", *flags])
+    expected, _ = run_ok(run_cli, ["compare", "-hyp", tmp_path / "h.m2", "-ref", tmp_path / "r.m2"])
+    out, _ = run_ok(run_cli, ["compare", "--src", src, "--hyp", hyp, "--ref", ref, *flags])
     assert out == expected
-    default, _ = run_ok(capsys, ["compare", "--src", src, "--hyp", hyp, "--ref", ref, *SPACY])
+    default, _ = run_ok(run_cli, ["compare", "--src", src, "--hyp", hyp, "--ref", ref, *SPACY])
     assert default != expected                  # the flags changed the edits
     rc = main(["compare", "-hyp", str(tmp_path / "h.m2"), "-ref", str(tmp_path / "r.m2"), "-lev"])
     assert rc == 2 and capsys.readouterr().err.splitlines()[-1] == (

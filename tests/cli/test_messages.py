@@ -14,20 +14,19 @@ SYSTEMS = [SAMPLE / "system_a.txt", SAMPLE / "system_b.txt"]
 REF = SAMPLE / "reference.txt"
 
 
-def run(capsys, *argv) -> tuple[str, str]:
-    rc = main([str(a) for a in argv])
-    out, err = capsys.readouterr()
+def run(run_cli, *argv) -> tuple[str, str]:
+    rc, out, err = run_cli(*argv)
     assert rc == 0, err
     return out, err
 
 
-def test_score_rank_report_name_the_model_and_references_alike_and_define_no_columns(capsys, tmp_path):
+def test_score_rank_report_name_the_model_and_references_alike_and_define_no_columns(run_cli, tmp_path):
     expected = ["model: peet-published (small features); references: 1"]
-    _, err = run(capsys, "score", "--hyp", *SYSTEMS, "--ref", REF, *SPACY)
+    _, err = run(run_cli, "score", "--hyp", *SYSTEMS, "--ref", REF, *SPACY)
     assert err.splitlines() == expected
-    _, err = run(capsys, "rank", "--hyp", *SYSTEMS, "--ref", REF, "--bootstrap", "5", *SPACY)
+    _, err = run(run_cli, "rank", "--hyp", *SYSTEMS, "--ref", REF, "--bootstrap", "5", *SPACY)
     assert err.splitlines() == expected
-    _, err = run(capsys, "report", "--hyp", *SYSTEMS, "--ref", REF, "--bootstrap", "5", "--out", tmp_path / "r",
+    _, err = run(run_cli, "report", "--hyp", *SYSTEMS, "--ref", REF, "--bootstrap", "5", "--out", tmp_path / "r",
                  *SPACY)
     assert err.splitlines()[0] == expected[0]
 
@@ -42,26 +41,25 @@ def test_the_columns_are_defined_in_help(capsys, command):
     assert "mean s/word = the mean over sentences of seconds / MO words" in text
 
 
-def test_counts_agree_with_their_nouns(capsys, tmp_path):
+def test_counts_agree_with_their_nouns(run_cli, tmp_path):
     one = tmp_path / "one.txt"
     one.write_text("I has a cat .\n")
-    _, err = run(capsys, "m2", "-orig", one, "-cor", one, "-out", tmp_path / "o.m2", *SPACY)
+    _, err = run(run_cli, "m2", "-orig", one, "-cor", one, "-out", tmp_path / "o.m2", *SPACY)
     assert err == f"peet-fast m2: wrote 1 sentence block (ERRANT, 1 corrected file) to {tmp_path / 'o.m2'}\n"
-    _, err = run(capsys, "featurize", "--hyp", one, "--ref", one, "--out", tmp_path / "job", *SPACY)
+    _, err = run(run_cli, "featurize", "--hyp", one, "--ref", one, "--out", tmp_path / "job", *SPACY)
     assert err == f"peet-fast featurize: 1 row (small features) in 1 shard in {tmp_path / 'job'}\n"
     two = tmp_path / "two.txt"
     two.write_text("I has a cat .\nHe go home .\n")
-    _, err = run(capsys, "m2", "-orig", two, "-cor", two, two, "-out", tmp_path / "t.m2", *SPACY)
+    _, err = run(run_cli, "m2", "-orig", two, "-cor", two, two, "-out", tmp_path / "t.m2", *SPACY)
     assert err == f"peet-fast m2: wrote 2 sentence blocks (ERRANT, 2 corrected files) to {tmp_path / 't.m2'}\n"
 
 
-def test_a_missing_spacy_pipeline_says_what_to_do(capsys, tmp_path):
+def test_a_missing_spacy_pipeline_says_what_to_do(run_cli, tmp_path):
     one = tmp_path / "one.txt"
     one.write_text("I has a cat .\n")
-    rc = main(["m2", "-orig", str(one), "-cor", str(one), "-out", str(tmp_path / "o.m2"), "--spacy-model",
-               "no_such_pipeline"])
+    rc, _, err = run_cli("m2", "-orig", one, "-cor", one, "-out", tmp_path / "o.m2", "--spacy-model",
+                         "no_such_pipeline")
     assert rc == 2
-    err = capsys.readouterr().err
     assert err.splitlines() == [
         "peet-fast m2: error: cannot load spaCy pipeline 'no_such_pipeline': no installed pipeline package or "
         "pipeline directory has that name; install it, or give --spacy-model an installed one (default: "

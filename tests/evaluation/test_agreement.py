@@ -12,10 +12,9 @@ import errant_oracle
 import numpy as np
 import pytest
 from conftest import FIXTURES, SPACY_MODEL
-from test_compare import errant_compare, totals
+from errant_oracle import errant_compare, totals
 
 from peet_fast.evaluation import agreement as A
-from peet_fast.cli import main
 
 FIX = FIXTURES / "agreement"
 SETS = ("a", "b", "c", "d")
@@ -23,11 +22,8 @@ ZH = FIXTURES / "zh"
 ZH_RES = ("--cilin", str(ZH / "cilin.txt"), "--confusion", str(ZH / "confusion.txt"))
 
 
-def run(capsys, *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    rc = main(["agreement", *argv])
-    cap = capsys.readouterr()
-    return rc, cap.out, cap.err
+def run(run_cli, *argv: str) -> tuple[int, str, str]:
+    return run_cli("agreement", *argv)
 
 
 def en_args(*sets: str) -> list[str]:
@@ -68,9 +64,9 @@ def as_tuple(row: dict) -> tuple:
 
 
 @pytest.mark.parametrize("flags", [[], ["-dt"], ["-cse", "-b", "1.0"], ["-ds", "-single"]])
-def test_counts_equal_errant_parallel_and_compare(capsys, tmp_path, oracle_m2, flags):
+def test_counts_equal_errant_parallel_and_compare(run_cli, tmp_path, oracle_m2, flags):
     out_json = tmp_path / "agree.json"
-    rc, out, err = run(capsys, *en_args(*SETS), *flags, "--summary", str(out_json))
+    rc, out, err = run(run_cli, *en_args(*SETS), *flags, "--summary", str(out_json))
     assert rc == 0, err
     rows, data = summary_rows(out_json)
     for x in SETS:
@@ -82,8 +78,8 @@ def test_counts_equal_errant_parallel_and_compare(capsys, tmp_path, oracle_m2, f
     assert f"average F{data['beta']}: {data['average_f']:.4f}" in out
 
 
-def test_pairwise_matrix_equals_errant_compare_one_reference(capsys, oracle_m2):
-    rc, out, _ = run(capsys, *en_args("a", "b", "c"), "--pairwise")
+def test_pairwise_matrix_equals_errant_compare_one_reference(run_cli, oracle_m2):
+    rc, out, _ = run(run_cli, *en_args("a", "b", "c"), "--pairwise")
     assert rc == 0
     matrix = out.split("pairwise")[1].splitlines()[2:]
     for line, x in zip(matrix, "abc"):
@@ -93,7 +89,7 @@ def test_pairwise_matrix_equals_errant_compare_one_reference(capsys, oracle_m2):
             assert cell == ("-" if x == y else f"{oracle_row(oracle_m2, x, [y])[5]:.4f}")
 
 
-def test_sample_draw_is_the_documented_one(capsys, tmp_path, oracle_m2):
+def test_sample_draw_is_the_documented_one(run_cli, tmp_path, oracle_m2):
     """--sample 2 --seed 11 over 4 sets: the references are numpy's documented draw, the counts errant's."""
     rng = np.random.default_rng(11)
     expected = {}
@@ -101,7 +97,7 @@ def test_sample_draw_is_the_documented_one(capsys, tmp_path, oracle_m2):
         others = [s for s in SETS if s != x]
         expected[x] = sorted(others[int(i)] for i in rng.choice(3, size=2, replace=False))
     out_json = tmp_path / "s.json"
-    rc, _, _ = run(capsys, *en_args(*SETS), "--sample", "2", "--seed", "11", "--summary", str(out_json))
+    rc, _, _ = run(run_cli, *en_args(*SETS), "--sample", "2", "--seed", "11", "--summary", str(out_json))
     assert rc == 0
     rows, data = summary_rows(out_json)
     assert (data["sample"], data["seed"]) == (2, 11)
@@ -119,18 +115,18 @@ def test_sample_is_deterministic_for_a_seed():
     assert A.draw_references(3, 2, 0) == A.draw_references(3) == [[1, 2], [0, 2], [0, 1]]
 
 
-def test_unchanged_set_against_its_corrections(capsys, tmp_path):
+def test_unchanged_set_against_its_corrections(run_cli, tmp_path):
     """SRC = set a: a has no edits (P 1, R 0, F 0 against the source set's N edits), the source set against a has N
     FP (P 0, R 1, F 0); the same name twice is refused."""
     out_json = tmp_path / "u.json"
-    rc, out, _ = run(capsys, "--src", str(FIX / "a.txt"), "--ref", str(FIX / "a.txt"), str(FIX / "src.txt"),
+    rc, out, _ = run(run_cli, "--src", str(FIX / "a.txt"), "--ref", str(FIX / "a.txt"), str(FIX / "src.txt"),
                      "--spacy-model", SPACY_MODEL, "--summary", str(out_json))
     assert rc == 0
     rows, data = summary_rows(out_json)
     n = rows["a"]["FN"]
     assert n > 10 and as_tuple(rows["a"]) == (0, 0, n, 1.0, 0.0, 0.0)
     assert as_tuple(rows["src"]) == (0, n, 0, 0.0, 1.0, 0.0) and data["average_f"] == 0.0
-    rc, out, err = run(capsys, *en_args("a", "a"))
+    rc, out, err = run(run_cli, *en_args("a", "a"))
     assert rc == 2 and out == "" and "two sets share the name 'a'" in err
 
 
@@ -149,57 +145,56 @@ def zh_sets(tmp_path: Path) -> list[Path]:
     return paths
 
 
-def zh_m2(capsys, tmp_path: Path, sets: list[Path], name: str) -> Path:
+def zh_m2(run_cli, tmp_path: Path, sets: list[Path], name: str) -> Path:
     """`peet-fast m2 --lang zh` of the given sets' targets together (annotators in set order)."""
     rows = [[line.split("\t") for line in p.read_text("utf-8").splitlines() if line.strip()] for p in sets]
     para = tmp_path / f"{name}.para"
     para.write_text("".join("\t".join([r[0][0], r[0][1], *(t for s in r for t in s[2:])]) + "\n"
                             for r in zip(*rows)), "utf-8")
     out = tmp_path / f"{name}.m2"
-    capsys.readouterr()
-    assert main(["m2", "--lang", "zh", "-para", str(para), "-out", str(out), *ZH_RES]) == 0
+    assert run_cli("m2", "--lang", "zh", "-para", para, "-out", out, *ZH_RES)[0] == 0
     return out
 
 
-def compare_zh(capsys, hyp: Path, ref: Path) -> tuple:
-    capsys.readouterr()
-    assert main(["compare", "--lang", "zh", "--hyp", str(hyp), "--ref", str(ref)]) == 0
-    return totals(capsys.readouterr().out)
+def compare_zh(run_cli, hyp: Path, ref: Path) -> tuple:
+    rc, out, _ = run_cli("compare", "--lang", "zh", "--hyp", hyp, "--ref", ref)
+    assert rc == 0
+    return totals(out)
 
 
-def test_zh_equals_compare_on_cherrant_m2(capsys, tmp_path):
+def test_zh_equals_compare_on_cherrant_m2(run_cli, tmp_path):
     sets = zh_sets(tmp_path)
     names = [os.path.splitext(p.name)[0] for p in sets]
     out_json = tmp_path / "zh.json"
-    rc, out, err = run(capsys, "--lang", "zh", "--para", "--ref", *map(str, sets), *ZH_RES, "--pairwise",
+    rc, out, err = run(run_cli, "--lang", "zh", "--para", "--ref", *map(str, sets), *ZH_RES, "--pairwise",
                        "--summary", str(out_json))
     assert rc == 0, err
     rows, _ = summary_rows(out_json)
-    hyp_m2 = {n: zh_m2(capsys, tmp_path, [p], "hyp_" + n) for n, p in zip(names, sets)}
+    hyp_m2 = {n: zh_m2(run_cli, tmp_path, [p], "hyp_" + n) for n, p in zip(names, sets)}
     assert hyp_m2["chars"].read_text("utf-8") == (ZH / "chars.all.m2").read_text("utf-8")   # ChERRANT's own M2
     for k, x in enumerate(names):
         others = [p for j, p in enumerate(sets) if j != k]
-        ref_m2 = zh_m2(capsys, tmp_path, others, "ref_" + x)
-        assert as_tuple(rows[x]) == compare_zh(capsys, hyp_m2[x], ref_m2), x
+        ref_m2 = zh_m2(run_cli, tmp_path, others, "ref_" + x)
+        assert as_tuple(rows[x]) == compare_zh(run_cli, hyp_m2[x], ref_m2), x
     matrix = out.split("pairwise")[1].splitlines()[2:]
     for line, x in zip(matrix, names):
         for y, cell in zip(names, line.split()[1:]):
-            assert cell == ("-" if x == y else f"{compare_zh(capsys, hyp_m2[x], hyp_m2[y])[5]:.4f}")
+            assert cell == ("-" if x == y else f"{compare_zh(run_cli, hyp_m2[x], hyp_m2[y])[5]:.4f}")
 
 
-def test_zh_text_sets(capsys, tmp_path):
+def test_zh_text_sets(run_cli, tmp_path):
     """Plain text sets with --src in Chinese: a set equal to another agrees fully with it (F 1)."""
     src, r1, r2 = tmp_path / "src.txt", tmp_path / "r1.txt", tmp_path / "r2.txt"
     src.write_text("我们去学校。\n他再学校。\n", "utf-8")
     r1.write_text("我们去学校了。\n他在学校。\n", "utf-8")
     r2.write_text("我们去学校了。\n他在学校。\n", "utf-8")
-    rc, out, _ = run(capsys, "--lang", "zh", "--src", str(src), "--ref", str(r1), str(r2))
+    rc, out, _ = run(run_cli, "--lang", "zh", "--src", str(src), "--ref", str(r1), str(r2))
     assert rc == 0 and out.splitlines()[1].split()[2:] == ["2", "0", "0", "1.0000", "1.0000", "1.0000"]
 
 
 # --- bad input -------------------------------------------------------------------------------------------------------
 
-def test_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path):
+def test_bad_input_one_line_exit_2_nothing_written(run_cli, tmp_path):
     summary = tmp_path / "out.json"
     empty = tmp_path / "empty.txt"
     empty.write_text("", "utf-8")
@@ -219,14 +214,14 @@ def test_bad_input_one_line_exit_2_nothing_written(capsys, tmp_path):
          "missing.para"),
     ]
     for argv, message in cases:
-        rc, out, err = run(capsys, *argv, "--summary", str(summary))
+        rc, out, err = run(run_cli, *argv, "--summary", str(summary))
         assert rc == 2 and out == "" and len(err.splitlines()) == 1 and message in err, (argv, err)
         assert not summary.exists()
 
 
-def test_para_sources_must_agree(capsys, tmp_path):
+def test_para_sources_must_agree(run_cli, tmp_path):
     p1, p2 = tmp_path / "p1.para", tmp_path / "p2.para"
     p1.write_text("1\t我们去学校。\t我们去学校了。\n2\t他再学校。\t他在学校。\n", "utf-8")
     p2.write_text("1\t我们去学校。\t我们去学校了。\n2\t他在学校。\t他在学校。\n", "utf-8")
-    rc, out, err = run(capsys, "--lang", "zh", "--para", "--ref", str(p1), str(p2))
+    rc, out, err = run(run_cli, "--lang", "zh", "--para", "--ref", str(p1), str(p2))
     assert rc == 2 and out == "" and f"{p2}:2: source differs from {p1}:2" in err

@@ -15,16 +15,15 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import FIXTURES, SPACY_MODEL
 
-from peet_fast.cli import main
 
 SAMPLE = FIXTURES / "sample"
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
-def run(capsys, *argv) -> tuple[str, str]:
-    assert main([str(a) for a in argv]) == 0
-    captured = capsys.readouterr()
-    return captured.out, captured.err
+def run(run_cli, *argv) -> tuple[str, str]:
+    rc, out, err = run_cli(*argv)
+    assert rc == 0, err
+    return out, err
 
 
 def segments(root: Path) -> list[Path]:
@@ -37,14 +36,14 @@ def score_args(out: Path | None = None, hyps=None, refs=None) -> list:
     return args + (["--out", out, "--edits"] if out else [])
 
 
-def three_ways(tmp_path, capsys, make_args, read) -> None:
+def three_ways(tmp_path, run_cli, make_args, read) -> None:
     """The command's output with --no-cache, then cold and warm with a fresh cache: all equal; the warm run wrote
     nothing new."""
     cache = tmp_path / "cache"
     results = []
     for k, flags in enumerate((["--no-cache"], ["--cache-dir", cache], ["--cache-dir", cache])):
         out_path = tmp_path / f"run{k}"
-        stdout, _ = run(capsys, *make_args(out_path), *flags)
+        stdout, _ = run(run_cli, *make_args(out_path), *flags)
         results.append((stdout, read(out_path)))
         if k == 0:
             assert not cache.exists()
@@ -55,41 +54,41 @@ def three_ways(tmp_path, capsys, make_args, read) -> None:
     assert segments(cache) == cold
 
 
-def test_score_same_without_cold_and_warm(tmp_path, capsys):
-    three_ways(tmp_path, capsys, lambda out: score_args(out.with_suffix(".tsv")),
+def test_score_same_without_cold_and_warm(tmp_path, run_cli):
+    three_ways(tmp_path, run_cli, lambda out: score_args(out.with_suffix(".tsv")),
                lambda out: out.with_suffix(".tsv").read_bytes())
 
 
-def test_featurize_same_without_cold_and_warm(tmp_path, capsys):
+def test_featurize_same_without_cold_and_warm(tmp_path, run_cli):
     pairs = FIXTURES / "en_pairs.tsv"
     rows = [line.split("\t") for line in pairs.read_text("utf-8").split("\n") if line]
     (tmp_path / "mo.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
     (tmp_path / "trg.txt").write_text("".join(r[1] + "\n" for r in rows), "utf-8")
-    three_ways(tmp_path, capsys,
+    three_ways(tmp_path, run_cli,
                lambda out: ["featurize", "--mo", tmp_path / "mo.txt", "--trg", tmp_path / "trg.txt", "--out",
                             out.with_suffix(".parquet"), "--spacy-model", SPACY_MODEL],
                lambda out: pq.read_table(out.with_suffix(".parquet")))
 
 
 @pytest.mark.parametrize("flags", [[], ["-tok"], ["-lev", "-merge", "all-split"]])
-def test_m2_same_without_cold_and_warm(tmp_path, capsys, flags):
+def test_m2_same_without_cold_and_warm(tmp_path, run_cli, flags):
     tsv = FIXTURES / ("tok_pairs.tsv" if flags == ["-tok"] else "en_pairs.tsv")
     rows = [line.split("\t") for line in tsv.read_text("utf-8").split("\n") if line]
     (tmp_path / "orig.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
     (tmp_path / "cor.txt").write_text("".join(r[1] + "\n" for r in rows), "utf-8")
-    three_ways(tmp_path, capsys,
+    three_ways(tmp_path, run_cli,
                lambda out: ["m2", "-orig", tmp_path / "orig.txt", "-cor", tmp_path / "cor.txt", "-out", out,
                             "--spacy-model", SPACY_MODEL, *flags],
                lambda out: out.read_bytes())
 
 
-def test_gmeg_fce_score_same_with_warm_cache(tmp_path, capsys, shared_corpora):
+def test_gmeg_fce_score_same_with_warm_cache(tmp_path, run_cli, shared_corpora):
     fce = shared_corpora / "gmeg" / "dev" / "fce"
     if not (fce / "amu").exists():
         pytest.skip("GMEG FCE dev not in the shared corpora")
     hyps = [fce / s for s in ("amu", "nus", "transformer")]
     refs = [fce / r for r in ("ref0", "ref1")]
-    three_ways(tmp_path, capsys, lambda out: score_args(out.with_suffix(".jsonl"), hyps, refs),
+    three_ways(tmp_path, run_cli, lambda out: score_args(out.with_suffix(".jsonl"), hyps, refs),
                lambda out: out.with_suffix(".jsonl").read_bytes())
 
 
@@ -100,7 +99,7 @@ RAW_COR = ["He went to school yesterday, and he liked it.", "She doesn't know.",
 
 
 @pytest.mark.parametrize("kind", ["score", "score -tok", "m2 -tok", "featurize -tok"])
-def test_warm_run_imports_no_spacy(tmp_path, capsys, kind):
+def test_warm_run_imports_no_spacy(tmp_path, run_cli, kind):
     """A run whose sentences are all cached never imports spaCy; with -tok too, where sentence lengths and the
     tokens of pairs that need no parse come from spaCy's tokenizer alone (the token records of the cache). The warm
     output equals the cold one and the --no-cache one."""
@@ -122,11 +121,11 @@ def test_warm_run_imports_no_spacy(tmp_path, capsys, kind):
         found = [p for p in outputs if p.exists()]
         return found[0].read_bytes() if found else b""
 
-    expected, _ = run(capsys, *argv, "--no-cache")
+    expected, _ = run(run_cli, *argv, "--no-cache")
     expected_file = written()
     for p in outputs:
         p.unlink(missing_ok=True)
-    cold, _ = run(capsys, *argv, "--cache-dir", cache)
+    cold, _ = run(run_cli, *argv, "--cache-dir", cache)
     assert (cold, written()) == (expected, expected_file)
     for p in outputs:
         p.unlink(missing_ok=True)
@@ -139,17 +138,17 @@ def test_warm_run_imports_no_spacy(tmp_path, capsys, kind):
     assert res.stderr.strip().splitlines()[-1] == "NO-SPACY"
 
 
-def test_damaged_file_one_warning_same_result_rebuilt(tmp_path, capsys):
+def test_damaged_file_one_warning_same_result_rebuilt(tmp_path, run_cli):
     cache = tmp_path / "cache"
-    expected, _ = run(capsys, *score_args(), "--cache-dir", cache)
+    expected, _ = run(run_cli, *score_args(), "--cache-dir", cache)
     [seg] = segments(cache)
     seg.write_bytes(seg.read_bytes()[:-7])                   # truncated
-    out, err = run(capsys, *score_args(), "--cache-dir", cache)
+    out, err = run(run_cli, *score_args(), "--cache-dir", cache)
     assert out == expected
     warnings = [line for line in err.splitlines() if "warning: parse cache" in line]
     assert len(warnings) == 1 and str(seg) in warnings[0] and "damaged" in warnings[0]
     assert not seg.exists() and len(segments(cache)) == 1    # removed, and its sentences written anew
-    out, err = run(capsys, *score_args(), "--cache-dir", cache)
+    out, err = run(run_cli, *score_args(), "--cache-dir", cache)
     assert out == expected and "warning" not in err
 
 
@@ -185,48 +184,47 @@ def test_concurrent_writers_one_cache_dir(tmp_path):
                for k in ref)
 
 
-def test_cache_max_size_bounds_the_cache(tmp_path, capsys):
+def test_cache_max_size_bounds_the_cache(tmp_path, run_cli):
     cache = tmp_path / "cache"
-    expected, _ = run(capsys, *score_args(), "--cache-dir", cache, "--no-cache")
-    out, _ = run(capsys, *score_args(), "--cache-dir", cache, "--cache-max-size", "1K")
+    expected, _ = run(run_cli, *score_args(), "--cache-dir", cache, "--no-cache")
+    out, _ = run(run_cli, *score_args(), "--cache-dir", cache, "--cache-max-size", "1K")
     assert out == expected
     assert sum(p.stat().st_size for p in segments(cache)) <= 1024
 
 
-def test_cache_info_and_clear(tmp_path, capsys):
+def test_cache_info_and_clear(tmp_path, run_cli):
     cache = tmp_path / "cache"
-    run(capsys, *score_args(), "--cache-dir", cache)
-    run(capsys, *score_args(), "--cache-dir", cache, "-tok")
-    out, _ = run(capsys, "cache", "info", "--json", "--cache-dir", cache)
+    run(run_cli, *score_args(), "--cache-dir", cache)
+    run(run_cli, *score_args(), "--cache-dir", cache, "-tok")
+    out, _ = run(run_cli, "cache", "info", "--json", "--cache-dir", cache)
     info = json.loads(out)
     assert info["dir"] == str(cache) and len(info["fingerprints"]) == 3     # -tok also keeps tokenizer output
     assert sorted((d["fingerprint"]["tokenise"], d["fingerprint"].get("records", "")) for d in info["fingerprints"]) \
         == [(False, ""), (True, ""), (True, "tokens")]
     assert all(d["entries"] > 0 and d["bytes"] > 0 for d in info["fingerprints"])
-    text, _ = run(capsys, "cache", "info", "--cache-dir", cache)
+    text, _ = run(run_cli, "cache", "info", "--cache-dir", cache)
     assert f"entries: {sum(d['entries'] for d in info['fingerprints'])};" in text and SPACY_MODEL in text
     assert sum("tokens only" in line for line in text.splitlines()) == 1
-    _, err = run(capsys, "cache", "clear", "--cache-dir", cache)
+    _, err = run(run_cli, "cache", "clear", "--cache-dir", cache)
     assert "cleared" in err and not segments(cache)
-    out, _ = run(capsys, "cache", "info", "--json", "--cache-dir", cache)
+    out, _ = run(run_cli, "cache", "info", "--json", "--cache-dir", cache)
     assert json.loads(out)["fingerprints"] == []
 
 
-def test_default_dir_is_the_suites_temporary_one(tmp_path, capsys):
-    run(capsys, *score_args())
+def test_default_dir_is_the_suites_temporary_one(tmp_path, run_cli):
+    run(run_cli, *score_args())
     assert segments(Path(os.environ["PEET_FAST_CACHE"]))
     assert not str(Path(os.environ["PEET_FAST_CACHE"])).startswith(str(Path.home() / ".cache"))
 
 
-def test_cache_flags_refused_for_chinese(tmp_path, capsys):
+def test_cache_flags_refused_for_chinese(tmp_path, run_cli):
     src = tmp_path / "s.txt"
     src.write_text("我们一起去\n", "utf-8")
-    rc = main(["m2", "-orig", str(src), "-cor", str(src), "-out", str(tmp_path / "o.m2"), "--lang", "zh",
-               "--no-cache"])
-    assert rc == 2 and "--no-cache: is for --lang en only" in capsys.readouterr().err
+    rc, _, err = run_cli("m2", "-orig", src, "-cor", src, "-out", tmp_path / "o.m2", "--lang", "zh", "--no-cache")
+    assert rc == 2 and "--no-cache: is for --lang en only" in err
 
 
-def test_job_carries_cache_settings_outside_its_signature(tmp_path, capsys):
+def test_job_carries_cache_settings_outside_its_signature(tmp_path, run_cli):
     from peet_fast.jobs import JobSpec
     from peet_fast.jobs.sources import text_source
 
@@ -234,11 +232,11 @@ def test_job_carries_cache_settings_outside_its_signature(tmp_path, capsys):
     assert JobSpec("featurize", source).signature() == JobSpec(
         "featurize", source, cache={"cache": False, "cache_dir": "/x"}).signature()
     cache = tmp_path / "cache"
-    flat, _ = run(capsys, *score_args(), "--cache-dir", cache)
+    flat, _ = run(run_cli, *score_args(), "--cache-dir", cache)
     before = segments(cache)
-    out, _ = run(capsys, *score_args(tmp_path / "job"), "--cache-dir", cache, "--shard-rows", "10")
+    out, _ = run(run_cli, *score_args(tmp_path / "job"), "--cache-dir", cache, "--shard-rows", "10")
     assert out == flat and segments(cache) == before          # the shards' workers read the warm cache
-    out, _ = run(capsys, *score_args(tmp_path / "job2"), "--no-cache", "--shard-rows", "10")
+    out, _ = run(run_cli, *score_args(tmp_path / "job2"), "--no-cache", "--shard-rows", "10")
     assert out == flat
 
 

@@ -88,7 +88,7 @@ def test_the_human_figure_of_a_ranking_is_readable():
     """13 systems with human scores (a synthetic PEET ranking): the PEET and WER panels side by side, every label
     readable; the system names' common prefix is left out of the labels and said in the figure's title."""
     from peet_fast.evaluation import report as rp
-    from tests.peet.test_report import synthetic_ranking
+    from tests.evaluation.test_report import synthetic_ranking
 
     ranking, _ = synthetic_ranking({f"sys-{k}": float((k * 7) % 13) for k in range(13)}, n_systems=13, n=60)
     fig, placed = rp.human_figure(ranking)
@@ -132,7 +132,7 @@ def test_conll14_report_with_human_scores_reads_at_page_width(shared_corpora, tm
         assert len(texts) == 13 and "AMU" in [t.get_text() for t in texts]
         xs, ys = np.array([t.xy for t in texts]).T
         assert_readable(ax, texts, xs, ys)
-    from tests.peet.test_report import png_size
+    from tests.evaluation.test_report import png_size
 
     assert png_size(out / "human.png")[0] <= 2 * 5.6 * 110 + 1
     page = (out / "index.html").read_text("utf-8")

@@ -16,7 +16,7 @@ import pytest
 
 from peet_fast.cli import main
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 LIMIT = 1 << 30          # the address space of a hostile run: 5x what a normal m2scorer or gleu run needs
 
 _RUN = """

@@ -145,7 +145,7 @@ def test_zh_three_systems(tmp_path):
 def test_two_copies_of_a_system_reproduce_it_en(tmp_path):
     """Two copies of system B and the source itself as a third system: every edit of B has 2 of 3 votes and nothing
     else has any, so applying the kept edits must rebuild B exactly (tokens joined by single spaces)."""
-    sample = Path(__file__).parent / "fixtures" / "sample"
+    sample = Path(__file__).parents[1] / "fixtures" / "sample"
     src, b = sample / "system_a.txt", sample / "system_b.txt"
     out = tmp_path / "out.txt"
     rc = main(["ensemble", "--src", str(src), "--hyp", str(b), str(b), str(src), "--out", str(out),

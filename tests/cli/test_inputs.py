@@ -15,7 +15,6 @@ import pyarrow.parquet as pq
 import pytest
 from conftest import FIXTURES, SPACY_MODEL
 
-from peet_fast.cli import main
 from peet_fast.en.features import feature_table_schema
 from peet_fast.io import UTF8_BOM
 from peet_fast.peet.model import PUBLISHED
@@ -81,10 +80,8 @@ BOM_CASES = {
 }
 
 
-def run(capsys, argv, d: Path):
-    rc = main([a.format(d=d) for a in argv])
-    out, err = capsys.readouterr()
-    return rc, out, err
+def run(run_cli, argv, d: Path):
+    return run_cli(*(a.format(d=d) for a in argv))
 
 
 def outputs(d: Path, names) -> dict:
@@ -101,14 +98,14 @@ def outputs(d: Path, names) -> dict:
 
 
 @pytest.mark.parametrize("case", BOM_CASES)
-def test_a_byte_order_mark_changes_nothing(tmp_path, capsys, case):
+def test_a_byte_order_mark_changes_nothing(tmp_path, run_cli, case):
     """The command without marks, then with a mark on one input at a time: the same stdout, stderr and outputs."""
     argv, texts, outs = BOM_CASES[case]
     results = {}
     for marked in (None, *texts):
         for name, data in texts.items():
             (tmp_path / name).write_bytes((UTF8_BOM if name == marked else b"") + data)
-        rc, out, err = run(capsys, argv, tmp_path)
+        rc, out, err = run(run_cli, argv, tmp_path)
         assert rc == 0, err
         results[marked] = (out, re.sub(r"\d+\.\d+ s\b", "N s", err), outputs(tmp_path, outs))
         for name in outs:
@@ -176,11 +173,11 @@ for _cmd in ("train", "explain"):
 
 
 @pytest.mark.parametrize("case", EMPTY_CASES)
-def test_an_input_without_rows_is_refused(tmp_path, capsys, case):
+def test_an_input_without_rows_is_refused(tmp_path, run_cli, case):
     argv, inputs, named = EMPTY_CASES[case]
     for name, data in inputs.items():
         (tmp_path / name).write_bytes(data)
-    rc, out, err = run(capsys, argv, tmp_path)
+    rc, out, err = run(run_cli, argv, tmp_path)
     assert rc == 2, err
     assert err.count("\n") == 1 and f"{tmp_path}/{named}: " in err, err
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(inputs), "wrote output"
