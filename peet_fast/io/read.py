@@ -147,6 +147,24 @@ def read_text(path: str | os.PathLike, encoding: str = "utf-8", what: str = "") 
         raise InputError(path, f"{what or 'invalid ' + encoding.upper()} ({exc.reason} at byte {exc.start})") from None
 
 
+def read_blocks(path: str | os.PathLike, block: int, max_bytes: int, what: str = "file"):
+    """The bytes of a file in blocks of `block` (the last one short, then an empty one: the end), for a caller that
+    parses as it reads (an XML stream); an unreadable file, or one over max_bytes, is an InputError naming it."""
+    total = 0
+    with open_input(str(path)) as fh:
+        while True:
+            try:
+                data = fh.read(block)
+            except OSError as exc:
+                raise InputError(str(path), f"cannot read: {exc.strerror or exc}") from None
+            total += len(data)
+            if total > max_bytes:
+                raise InputError(str(path), f"larger than {_size(max_bytes)}, the most a {what} may hold")
+            yield data
+            if not data:
+                return
+
+
 def read_head(path: str | os.PathLike, max_lines: int, max_bytes: int = _READ_BLOCK) -> list[str]:
     """At most max_lines whole lines from the start of a text file, reading at most max_bytes (a sample: undecodable
     bytes replaced, a byte order mark dropped, a last line cut by the bound left out); [] where it cannot be read."""

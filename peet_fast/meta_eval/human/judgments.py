@@ -35,7 +35,8 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, open_input, read_lines, shown
+from peet_fast.io import InputError, read_lines, shown
+from peet_fast.io.read import read_blocks
 
 RANKS = range(1, 6)
 SKIPPED_USERS = ("admin",)          # EW.pl, print_pairs.pl: `return if $user eq "admin"`
@@ -339,24 +340,12 @@ def _parse(path: str) -> _Reader:
     reader = _Reader(path, parser)
     parser.StartElementHandler = reader.start
     parser.EndElementHandler = reader.end
-    total = 0
-    with open_input(path) as fh:
-        try:
-            while True:
-                try:
-                    block = fh.read(READ_BLOCK)
-                except OSError as exc:
-                    raise InputError(path, f"cannot read: {exc.strerror or exc}") from None
-                total += len(block)
-                if total > MAX_JUDGMENTS_BYTES:
-                    raise InputError(path, f"larger than {MAX_JUDGMENTS_BYTES >> 30} GiB, the most a judgments file "
-                                           "may hold")
-                parser.Parse(block, not block)
-                if not block:
-                    break
-        except xml.parsers.expat.ExpatError as exc:
-            message = xml.parsers.expat.errors.messages.get(exc.code, str(exc))
-            raise InputError(path, f"malformed XML: {message} (column {exc.offset + 1})", exc.lineno) from None
+    try:
+        for block in read_blocks(path, READ_BLOCK, MAX_JUDGMENTS_BYTES, "judgments file"):
+            parser.Parse(block, not block)
+    except xml.parsers.expat.ExpatError as exc:
+        message = xml.parsers.expat.errors.messages.get(exc.code, str(exc))
+        raise InputError(path, f"malformed XML: {message} (column {exc.offset + 1})", exc.lineno) from None
     return reader
 
 
