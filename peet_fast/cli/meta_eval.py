@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 
-from peet_fast.cli._common import add_output_option, add_pipeline_options, load_annotator, model_summary
+from peet_fast.cli._common import add_output_option, add_pipeline_options, annotators, model_summary
 from peet_fast.io import InputError, check_not_input, check_output
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
@@ -233,12 +233,7 @@ def _run(args) -> int:
     from peet_fast.cli._progress import progress_for
 
     parsing = progress_for(args, "meta-eval: parsing", unit="sentences")
-    loaded: list = []
-
-    def annotator():
-        if not loaded:
-            loaded.append(load_annotator(args, progress=parsing))
-        return loaded[0]
+    annotator = annotators(args, progress=parsing)      # loaded when a metric first needs it
 
     if args.data is None:
         evals = [meta_eval(gold=args.gold, outputs=args.own_outputs, judgments=args.judgments, human=args.human,
