@@ -247,7 +247,6 @@ def test_name_branch_finder():
 
 # modules still branching on a metric's name, each with why (TODO issue 34: meta-evaluation's own engineers)
 NAME_BRANCH_EXEMPT = {
-    "cli/meta_eval.py": "TODO issue 34: meta-eval loads the PEET model by the metric's name (Metric.needs_model)",
     "evaluation/excgec.py": "'cleme' is a section of excgec's own summary (CLEME beside ChERRANT), not a metric",
 }
 

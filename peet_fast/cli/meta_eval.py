@@ -202,6 +202,17 @@ def _own_inputs(args) -> list:
     return [*paths, args.judgments, args.human, args.src, *(args.ref or [])]
 
 
+def _needs_model(name: str) -> bool:
+    """Whether the metric called name scores with a PEET model (Metric.needs_model); an unknown name is refused
+    where it is scored, as before."""
+    from peet_fast.metrics.base import get_metric
+
+    try:
+        return get_metric(name).needs_model
+    except ValueError:
+        return False
+
+
 def _run(args) -> int:
     own = _own_inputs(args)
     name, root = args.data if args.data is not None else (None, None)
@@ -221,7 +232,7 @@ def _run(args) -> int:
     from peet_fast.meta_eval.metric.evaluator import meta_eval
 
     model = None
-    if "peet" in args.metric or args.model:
+    if args.model or any(_needs_model(name) for name in args.metric):
         from peet_fast.peet.model import load_model
 
         model = load_model(args.model)
