@@ -164,7 +164,8 @@ def _p(x) -> str:
 FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--system-set", "bootstrap": "--bootstrap",
          "seed": "--seed", "outputs": "--outputs", "judgments": "--judgments", "human": "--human",
          "human_method": "--human-method", "references": "--ref", "src": "--src", "human_runs": "--human-runs",
-         "human_subset": "--human-subset", "human_ignore": "--human-ignore"}
+         "human_subset": "--human-subset", "human_ignore": "--human-ignore", "metric": "--metric",
+         "aggregation": "--aggregation", "window": "--window"}
 
 
 def run(args) -> int:

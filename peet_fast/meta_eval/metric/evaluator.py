@@ -140,7 +140,7 @@ class MetaEval:
                 try:
                     instance = get_metric(metric)
                 except ValueError as exc:
-                    raise InputError("--metric", str(exc)) from None
+                    raise InputError("metric", str(exc)) from None
                 self._named[metric] = self.scored(instance)
             return self._named[metric]
         if not isinstance(metric, Metric):
@@ -203,10 +203,10 @@ class MetaEval:
         if aggregation == "corpus":
             return dict(sc.system)
         if aggregation not in SY.AGGREGATIONS:
-            raise InputError("--aggregation", f"unknown aggregation {aggregation!r}; choose from "
+            raise InputError("aggregation", f"unknown aggregation {aggregation!r}; choose from "
                                               f"{', '.join(SY.AGGREGATIONS)}")
         if sc.sentence is None:
-            raise InputError("--aggregation", "plain system scores cannot be aggregated; give sentence scores")
+            raise InputError("aggregation", "plain system scores cannot be aggregated; give sentence scores")
         key = (id(sc), aggregation)
         if sc.metric is None or key not in self._aggregated:
             scores = dict(zip(self.systems, SY.aggregate(sc.sentence, aggregation).tolist()))
@@ -261,7 +261,7 @@ class MetaEval:
         try:
             return Result.of({name: SY.window_analysis(scores, h, window) for name, h in self.human.items()})
         except ValueError as exc:
-            raise InputError("--window", str(exc)) from None
+            raise InputError("window", str(exc)) from None
 
     def corr_sentence(self, metric, bootstrap: int = 0, seed: int = SG.DEFAULT_SEED):
         """{JUDG: {"accuracy", "kendall", "pairs", "ties", "tie_aware"}} (with bootstrap > 0 also "accuracy_ci",
