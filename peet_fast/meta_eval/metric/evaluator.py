@@ -404,8 +404,11 @@ def meta_eval(data: str | None = None, root: str | None = None, gold: str | None
         return MetaEval(dataset, annotator, model, spacy_model, batch_size)
     for param in own:
         raise InputError(param, "is for own data: give outputs too")
-    if data is None or root is None or gold is None:
+    if data is None:
         raise InputError("data", "give a dataset (data, root and gold) or own outputs")
+    from peet_fast.meta_eval.metric.own import _path
+
+    root, gold = _path("root", root), _path("gold", gold)      # InputError("gold", "NoneType is not a path")
     if model is not None:
         from peet_fast.peet.model import Model, load_model
 
