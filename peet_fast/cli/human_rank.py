@@ -76,22 +76,30 @@ def print_ranking(ranking) -> None:
           f"pairwise judgments ({ranking.ties} ties){ranges}", file=sys.stderr)
 
 
+# the library's parameter names (meta_eval.human.ranking: InputError("systems", ...)) -> this command's flags
+FLAGS = {"method": "--method", "bootstrap": "--bootstrap", "seed": "--seed", "resample": "--resample",
+         "confidence": "--confidence", "systems": "--systems"}
+
+
 def run(args) -> int:
     from peet_fast.meta_eval.human.ranking import check_options, human_rank
     from peet_fast.meta_eval.human.judgments import read_judgments, read_judgments_with_outputs
 
     check_output(args.summary, [args.judgments])
+    from peet_fast.cli._common import flags_named
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
-    check_options(args.method, args.bootstrap, args.seed, args.resample, args.confidence)
+    with flags_named(FLAGS):
+        check_options(args.method, args.bootstrap, args.seed, args.resample, args.confidence)
     check_bootstrap(args.bootstrap, 0, unit="TrueSkill runs" if args.method == "ts" else "resamples")
     check_seed(args.seed)
     if args.outputs:
         judgments, _ = read_judgments_with_outputs(args.judgments, args.outputs, args.src_base)
     else:
         judgments = read_judgments(args.judgments, args.src_base)
-    ranking = human_rank(judgments, args.method, args.bootstrap, args.seed, args.systems, args.resample,
-                         args.confidence)
+    with flags_named(FLAGS):
+        ranking = human_rank(judgments, args.method, args.bootstrap, args.seed, args.systems, args.resample,
+                             args.confidence)
     if args.summary:
         write_json(args.summary, ranking.summary())
     print_ranking(ranking)

@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 
-from peet_fast.cli._common import add_output_option, add_pipeline_options, load_annotator, model_summary
+from peet_fast.cli._common import add_output_option, add_pipeline_options, annotators, model_summary
 from peet_fast.io import InputError, check_not_input, check_output
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
@@ -164,7 +164,8 @@ def _p(x) -> str:
 FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--system-set", "bootstrap": "--bootstrap",
          "seed": "--seed", "outputs": "--outputs", "judgments": "--judgments", "human": "--human",
          "human_method": "--human-method", "references": "--ref", "src": "--src", "human_runs": "--human-runs",
-         "human_subset": "--human-subset", "human_ignore": "--human-ignore"}
+         "human_subset": "--human-subset", "human_ignore": "--human-ignore", "metric": "--metric",
+         "aggregation": "--aggregation", "window": "--window"}
 
 
 def run(args) -> int:
@@ -202,6 +203,17 @@ def _own_inputs(args) -> list:
     return [*paths, args.judgments, args.human, args.src, *(args.ref or [])]
 
 
+def _needs_model(name: str) -> bool:
+    """Whether the metric called name scores with a PEET model (Metric.needs_model); an unknown name is refused
+    where it is scored, as before."""
+    from peet_fast.metrics.base import get_metric
+
+    try:
+        return get_metric(name).needs_model
+    except ValueError:
+        return False
+
+
 def _run(args) -> int:
     own = _own_inputs(args)
     name, root = args.data if args.data is not None else (None, None)
@@ -221,7 +233,7 @@ def _run(args) -> int:
     from peet_fast.meta_eval.metric.evaluator import meta_eval
 
     model = None
-    if "peet" in args.metric or args.model:
+    if args.model or any(_needs_model(name) for name in args.metric):
         from peet_fast.peet.model import load_model
 
         model = load_model(args.model)
@@ -233,12 +245,7 @@ def _run(args) -> int:
     from peet_fast.cli._progress import progress_for
 
     parsing = progress_for(args, "meta-eval: parsing", unit="sentences")
-    loaded: list = []
-
-    def annotator():
-        if not loaded:
-            loaded.append(load_annotator(args, progress=parsing))
-        return loaded[0]
+    annotator = annotators(args, progress=parsing)      # loaded when a metric first needs it
 
     if args.data is None:
         evals = [meta_eval(gold=args.gold, outputs=args.own_outputs, judgments=args.judgments, human=args.human,

@@ -94,3 +94,29 @@ def test_gold_none_and_other_parameters(tmp_path):
     from peet_fast import api
 
     refused(lambda: api.meta_eval("seeda", str(SEEDA), gold=None), "gold: NoneType is not a path")
+
+
+@shared
+def test_metric_aggregation_and_window_name_the_parameter(me):
+    """Below cli/ the errors name meta_eval's parameters (metric, aggregation, window); `peet-fast meta-eval` maps
+    them to its flags (cli/meta_eval.FLAGS)."""
+    scores = sentence_scores(me)
+    assert refused(lambda: me.corr_system("no-such-metric"), "unknown metric 'no-such-metric'").startswith("metric: ")
+    assert refused(lambda: me.corr_system(scores, aggregation="median"),
+                   "unknown aggregation 'median'").startswith("aggregation: ")
+    assert refused(lambda: me.corr_system({s: 1.0 + k for k, s in enumerate(me.systems)}, aggregation="ew"),
+                   "plain system scores cannot be aggregated").startswith("aggregation: ")
+    assert refused(lambda: me.window_analysis(scores, window=99), "not 99").startswith("window: ")
+
+
+@shared
+def test_the_command_line_still_names_the_flags(capsys):
+    from peet_fast.cli import main
+
+    gold = SHARED_CORPORA / "conll14" / "official-2014.combined.m2"
+    for extra, want in ((["--metric", "no-such-metric"], "--metric: unknown metric 'no-such-metric'"),
+                        (["--metric", "wer", "--window", "99"], "--window: the window must hold 2 to ")):
+        rc = main(["meta-eval", "--data", "seeda", str(SEEDA), "--gold", str(gold), "--level", "system", *extra])
+        out, err = capsys.readouterr()
+        assert rc == 2 and out == "" and len(err.splitlines()) == 1, err
+        assert err.startswith(f"peet-fast meta-eval: error: {want}"), err

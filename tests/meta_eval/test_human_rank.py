@@ -251,6 +251,22 @@ def bad(capsys, *argv) -> str:
     return err.strip()
 
 
+def test_the_library_names_its_parameters_and_the_command_its_flags(capsys):
+    """human_rank's errors name its parameters (no '--'); `peet-fast human-rank` maps them to its flags."""
+    from peet_fast.io import InputError
+
+    for kwargs, param in (({"method": "x"}, "method"), ({"method": "ts", "bootstrap": 0}, "bootstrap"),
+                          ({"seed": -1}, "seed"), ({"resample": "x"}, "resample"), ({"confidence": 2.0}, "confidence"),
+                          ({"systems": ["alpha"]}, "systems"), ({"systems": ["alpha", "nobody"]}, "systems")):
+        with pytest.raises(InputError) as info:
+            human_rank(SYNTHETIC, **kwargs)
+        assert info.value.path == param and "--" not in str(info.value), str(info.value)
+    assert bad(capsys, SYNTHETIC, "--systems", "alpha") == ("peet-fast human-rank: error: --systems: give at least "
+                                                            "two systems to rank")
+    assert bad(capsys, SYNTHETIC, "--resample", "items", "--confidence", "2").startswith(
+        "peet-fast human-rank: error: --confidence: must be in (0, 1]")
+
+
 def outputs_dir(tmp_path, systems, lines: int):
     d = tmp_path / "outputs"
     d.mkdir()

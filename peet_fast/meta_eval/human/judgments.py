@@ -186,7 +186,7 @@ class Judgments:
     def _label(self, k: int) -> str:
         return f"ranking-item id={shown(self._c['ids'][k])!r} (src-id {int(self._c['src'][k])})"
 
-    def check_systems(self, names: Iterable[str], option: str = "--systems") -> list[str]:
+    def check_systems(self, names: Iterable[str], option: str = "systems") -> list[str]:
         """names, each a system of the file (else InputError naming `option`), without repeats."""
         out: list[str] = []
         known = set(self.systems)

@@ -59,16 +59,16 @@ class HumanRanking:
 
 def check_options(method: str, bootstrap: int, seed: int, resample: str, confidence: float) -> None:
     if method not in METHODS:
-        raise InputError("--method", f"{method!r} is not one of {', '.join(METHODS)}")
+        raise InputError("method", f"{method!r} is not one of {', '.join(METHODS)}")
     if bootstrap < 0 or (method == "ts" and bootstrap < 1):
-        raise InputError("--bootstrap", "TrueSkill needs at least one run (GJG15: 1000)" if method == "ts" else
+        raise InputError("bootstrap", "TrueSkill needs at least one run (GJG15: 1000)" if method == "ts" else
                          "must be 0 (no rank ranges) or more")
     if seed < 0:
-        raise InputError("--seed", "must be a non-negative integer")
+        raise InputError("seed", "must be a non-negative integer")
     if resample not in UNITS:
-        raise InputError("--resample", f"{resample!r} is not one of {', '.join(UNITS)}")
+        raise InputError("resample", f"{resample!r} is not one of {', '.join(UNITS)}")
     if not 0 < confidence <= 1:
-        raise InputError("--confidence", "must be in (0, 1]")
+        raise InputError("confidence", "must be in (0, 1]")
 
 
 def human_rank(judgments: str | os.PathLike | Judgments, method: str = "ew", bootstrap: int = 1000, seed: int = 0,
@@ -85,7 +85,7 @@ def human_rank(judgments: str | os.PathLike | Judgments, method: str = "ew", boo
         judgments = read_judgments(judgments)
     names = judgments.check_systems(systems) if systems is not None else list(judgments.systems)
     if len(names) < 2:
-        raise InputError("--systems", "give at least two systems to rank")
+        raise InputError("systems", "give at least two systems to rank")
     pairs = judgments.pairs(names)
     if len(pairs) == 0:
         raise InputError(judgments.path, "no pairwise judgment among the systems ranked")

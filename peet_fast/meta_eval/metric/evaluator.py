@@ -27,9 +27,24 @@ from peet_fast.meta_eval.metric import significance as SG
 from peet_fast.meta_eval.metric import system as SY
 from peet_fast.meta_eval.metric.scores import checked_scores
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
+from peet_fast.metrics.stats import resample_counts
 
 
-_ANNOTATORS: dict = {}
+def _annotators(annotator, options: dict):
+    """The annotator's memoised factory: an Annotators as given; an annotator loaded already, handed down as one
+    (Annotators.given); a callable returning the annotator, called once; None: English with these options (None
+    values left out), shared by every dataset of the process (one spaCy pipeline)."""
+    import functools
+
+    from peet_fast.languages import Annotators
+
+    if isinstance(annotator, Annotators):
+        return annotator
+    if annotator is None:
+        return Annotators("en", {k: v for k, v in options.items() if v is not None}, shared=True)
+    if callable(annotator):
+        return functools.cache(annotator)
+    return Annotators.given(annotator)
 
 
 class Result(dict):
@@ -73,8 +88,7 @@ class MetaEval:
             raise ValueError("a pool must hold the dataset's sentences and every system of its set")
         self.dataset = dataset
         self.pool = pool            # the dataset's every output, scored once for all its system sets
-        self._annotator = annotator
-        self._options = {"spacy_model": spacy_model, "batch_size": batch_size}
+        self._annotators = _annotators(annotator, {"spacy_model": spacy_model, "batch_size": batch_size})
         self._model = model
         self._named: dict[str, Scored] = {}              # registry name -> its default metric scored
         self._scored: dict[int, Scored] = {}             # id(Metric instance) -> scored (Scored.metric keeps it)
@@ -105,20 +119,12 @@ class MetaEval:
         return self.dataset.human
 
     def annotator(self):
-        if self._annotator is None:
-            key = tuple(sorted((k, v) for k, v in self._options.items() if v is not None))
-            if key not in _ANNOTATORS:          # one per process and options: datasets share the loaded pipeline
-                from peet_fast.languages import load
-
-                _ANNOTATORS[key] = load("en", **dict(key))
-            self._annotator = _ANNOTATORS[key]
-        elif callable(self._annotator) and not hasattr(self._annotator, "annotate_pairs"):
-            self._annotator = self._annotator()
-        return self._annotator
+        """The English annotator, loaded on first use (peet_fast.languages.Annotators)."""
+        return self._annotators()
 
     def eval_set(self) -> EvalSet:
         d = self.dataset
-        return EvalSet(d.sources, d.references, d.gold, None, self.annotator, {"model": self._model, "lang": "en"})
+        return EvalSet(d.sources, d.references, d.gold, None, self._annotators, {"model": self._model, "lang": "en"})
 
     # --- scoring -----------------------------------------------------------------------------------------------
 
@@ -134,7 +140,7 @@ class MetaEval:
                 try:
                     instance = get_metric(metric)
                 except ValueError as exc:
-                    raise InputError("--metric", str(exc)) from None
+                    raise InputError("metric", str(exc)) from None
                 self._named[metric] = self.scored(instance)
             return self._named[metric]
         if not isinstance(metric, Metric):
@@ -197,10 +203,10 @@ class MetaEval:
         if aggregation == "corpus":
             return dict(sc.system)
         if aggregation not in SY.AGGREGATIONS:
-            raise InputError("--aggregation", f"unknown aggregation {aggregation!r}; choose from "
+            raise InputError("aggregation", f"unknown aggregation {aggregation!r}; choose from "
                                               f"{', '.join(SY.AGGREGATIONS)}")
         if sc.sentence is None:
-            raise InputError("--aggregation", "plain system scores cannot be aggregated; give sentence scores")
+            raise InputError("aggregation", "plain system scores cannot be aggregated; give sentence scores")
         key = (id(sc), aggregation)
         if sc.metric is None or key not in self._aggregated:
             scores = dict(zip(self.systems, SY.aggregate(sc.sentence, aggregation).tolist()))
@@ -242,7 +248,7 @@ class MetaEval:
             return sc.sign * sc.metric.bootstrap_systems([sc.stats[s] for s in self.systems], idx)
         if sc.sentence is None or aggregation == "ts":
             return None
-        counts = SG.resample_counts(idx, len(self.sources))
+        counts = resample_counts(idx, len(self.sources))
         if aggregation in ("mean", "corpus"):
             return counts @ sc.sentence.T / idx.shape[1]
         wins = SY.pairwise_wins(sc.sentence).reshape(len(self.sources), -1).astype(np.float64)
@@ -255,7 +261,7 @@ class MetaEval:
         try:
             return Result.of({name: SY.window_analysis(scores, h, window) for name, h in self.human.items()})
         except ValueError as exc:
-            raise InputError("--window", str(exc)) from None
+            raise InputError("window", str(exc)) from None
 
     def corr_sentence(self, metric, bootstrap: int = 0, seed: int = SG.DEFAULT_SEED):
         """{JUDG: {"accuracy", "kendall", "pairs", "ties", "tie_aware"}} (with bootstrap > 0 also "accuracy_ci",
@@ -273,7 +279,7 @@ class MetaEval:
         """(B,) accuracies (gec-metrics' count) over B resamples of the ranking items."""
         pairs = self.pairs(judgments)
         agree, _, _ = SL.outcomes(pairs, self._sentence_scores(metric))
-        counts = SG.resample_counts(SG.sentence_indices(pairs.items, resamples, seed), pairs.items)
+        counts = resample_counts(SG.sentence_indices(pairs.items, resamples, seed), pairs.items)
         return SG.ratio_resamples(counts, SL.per_item(pairs, agree), SL.per_item(pairs, np.ones(len(pairs))))
 
     def pairwise_analysis(self, metric):
@@ -398,8 +404,11 @@ def meta_eval(data: str | None = None, root: str | None = None, gold: str | None
         return MetaEval(dataset, annotator, model, spacy_model, batch_size)
     for param in own:
         raise InputError(param, "is for own data: give outputs too")
-    if data is None or root is None or gold is None:
+    if data is None:
         raise InputError("data", "give a dataset (data, root and gold) or own outputs")
+    from peet_fast.meta_eval.metric.own import _path
+
+    root, gold = _path("root", root), _path("gold", gold)      # InputError("gold", "NoneType is not a path")
     if model is not None:
         from peet_fast.peet.model import Model, load_model
 

@@ -21,19 +21,9 @@ import math
 
 import numpy as np
 
-from peet_fast.metrics.stats import CI_LEVEL, average_ranks, bootstrap_indices
+from peet_fast.metrics.stats import average_ranks, bootstrap_indices, finite_ci
 
 DEFAULT_SEED = 0
-
-
-def _ci(values: np.ndarray, level: float = CI_LEVEL) -> list | None:
-    values = np.asarray(values, dtype=np.float64)
-    values = values[np.isfinite(values)]
-    if not len(values):
-        return None
-    a = (1.0 - level) / 2.0
-    low, high = np.quantile(values, [a, 1.0 - a])
-    return [float(low), float(high)]
 
 
 def rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
@@ -58,7 +48,8 @@ def system_intervals(boot: np.ndarray, human: dict, systems: list) -> dict:
     out = {}
     for name, h in human.items():
         y = np.array([h[s] for s in systems], dtype=np.float64)
-        out[name] = {"pearson_ci": _ci(rowwise_pearson(boot, y)), "spearman_ci": _ci(rowwise_spearman(boot, y))}
+        out[name] = {"pearson_ci": finite_ci(rowwise_pearson(boot, y)),
+                     "spearman_ci": finite_ci(rowwise_spearman(boot, y))}
     return out
 
 
@@ -73,13 +64,6 @@ def sentence_indices(n: int, resamples: int, seed: int = DEFAULT_SEED) -> np.nda
     return bootstrap_indices(n, resamples, seed)
 
 
-def resample_counts(idx: np.ndarray, n: int) -> np.ndarray:
-    """(B, n) float64: how often each of n units is drawn in each resample (row of idx)."""
-    k = idx.shape[0]
-    flat = (np.arange(k, dtype=np.int64)[:, None] * n + idx).reshape(-1)
-    return np.bincount(flat, minlength=k * n).reshape(k, n).astype(np.float64)
-
-
 def ratio_resamples(counts: np.ndarray, numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """Per resample (rows of counts, (B, items)): sum of the resampled numerators / sum of the denominators."""
     num = counts @ np.asarray(numerator, dtype=np.float64)
@@ -90,7 +74,7 @@ def ratio_resamples(counts: np.ndarray, numerator: np.ndarray, denominator: np.n
 
 def sentence_intervals(accuracy: np.ndarray) -> dict:
     """{"accuracy_ci", "kendall_ci"} from the resamples' accuracies (kendall = 2 accuracy - 1)."""
-    return {"accuracy_ci": _ci(accuracy), "kendall_ci": _ci(2.0 * np.asarray(accuracy) - 1.0)}
+    return {"accuracy_ci": finite_ci(accuracy), "kendall_ci": finite_ci(2.0 * np.asarray(accuracy) - 1.0)}
 
 
 def williams(r12: float, r13: float, r23: float, n: int) -> dict:
