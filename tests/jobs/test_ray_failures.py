@@ -144,9 +144,12 @@ def test_full_disk_is_one_line_exit_1_with_or_without_ray(tmp_path):
 # and its start-up timeout on a loaded machine, raised where init_ray runs (the text Ray 2.x raises, node.py)
 STARTUP_TIMEOUT = ("The current node timed out during startup. This could happen because some of the raylet failed "
                    "to startup or the GCS has become overloaded.")
+# The driver is held (RayRunner.driver_takes_next) until Ray's start is over, so that the start's failure comes before
+# the driver could finish the job alone, however fast either is on this machine
+HELD = "import peet_fast.jobs.ray as r\nr.RayRunner.driver_takes_next = lambda self, taken, handed: False\n"
 TIMES_OUT = ("import sys\nimport peet_fast.jobs.ray as r\n"
              "def init_ray(*a, **k):\n    raise Exception(%r)\n"
-             "r.init_ray = init_ray\nfrom peet_fast.cli import main\nsys.exit(main())\n" % STARTUP_TIMEOUT)
+             "r.init_ray = init_ray\n" % STARTUP_TIMEOUT) + HELD + DRIVER
 
 
 @pytest.mark.parametrize("case", ["unwritable temp directory", "start-up timeout"])
@@ -163,7 +166,7 @@ def test_ray_that_does_not_start_leaves_the_job_to_the_driver(tmp_path, case):
     else:
         bindir = tmp_path / "bin"
         bindir.mkdir()
-        (bindir / "driver.py").write_text(DRIVER)
+        (bindir / "driver.py").write_text(HELD + DRIVER)
         env = dict(os.environ, PYTHONPATH=str(REPO), RAY_TMPDIR="/proc/nope", RAY_AUTH_MODE="disabled",
                    RAY_USAGE_STATS_ENABLED="0")
         env.pop("RAY_ADDRESS", None)
