@@ -153,6 +153,9 @@ def init_ray(workers: int, address: str | None) -> None:
     user started none), or, for None, to a new local instance of `workers` CPUs (under a watchdog)."""
     import ray
 
+    named = os.environ.get("RAY_ADDRESS", "") if address == "auto" else address or ""
+    if re.match(r"https?://", named):         # never a cluster's address, whatever this process is connected to
+        raise JobStopped(f"--ray-address {address}: {dashboard_url(named)}")
     if ray.is_initialized():
         return
     requested = given = address

@@ -123,8 +123,10 @@ def test_a_lost_node_hands_its_shard_on_or_stops_the_job_resumable(tmp_path):
     report = json.loads((tmp_path / "report.json").read_text())   # (stdout carries Ray's own lines)
     print(report)
     one = pq.read_table(tmp_path / "one")
-    # 1. the second node's actor was lost mid-job; its shard was recomputed by the other: the same output
-    assert report["lost_two"] >= 1
+    # 1. the second node was lost mid-job: the job went on on the first and its output is that of one process.
+    # (Whether the lost node's actor had a shard in flight at that moment, report["lost_two"], depends on the
+    # machine's load, so it is not asserted here; tests/jobs/test_distributed.py's killed-worker test hands a dead
+    # actor's shard on, and part 2 below loses the only actor with its shard.)
     assert pq.read_table(tmp_path / "two").equals(one)
     # 2. no CPU for a replacement: one line, the finished shards kept, progress heard while it waited
     assert report["lost_stopped"] >= 1
