@@ -12,7 +12,7 @@ import shutil
 import sys
 import tempfile
 
-from peet_fast.cli._common import add_output_option, add_pipeline_options, annotators, model_summary
+from peet_fast.cli._common import add_io_option, add_output_option, add_pipeline_options, annotators, model_summary
 from peet_fast.io import InputError, check_not_input, check_output
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
@@ -60,8 +60,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="--human rows naming no output are left out (without it: an error)")
     own.add_argument("--src-base", type=int, choices=[0, 1], default=None,
                      help="--judgments' src-id counts lines from 1 or 0 (default: as human-rank guesses it)")
-    own.add_argument("--src", metavar="SRC", help="the sources, line-aligned with the outputs (without --gold)")
-    own.add_argument("--ref", nargs="+", metavar="FILE", help="references, line-aligned (without --gold)")
+    add_io_option(own, "src", metavar="SRC", help="the sources, line-aligned with the outputs (without --gold)")
+    add_io_option(own, "ref", nargs="+", metavar="FILE", help="references, line-aligned (without --gold)")
     p.add_argument("--metric", nargs="+", required=True, metavar="NAME",
                    help="metrics of the registry (peet, wer, errant, m2, gleu, ...)")
     p.add_argument("--system-set", nargs="+", metavar="SET",

@@ -21,7 +21,7 @@ ROLES = {
     "score": {"hyp", "ref", "out"}, "featurize": {"hyp", "ref", "out"}, "predict": {"out"}, "synth": {"out"},
     "train": {"out"}, "explain": set(), "rank": {"src", "hyp", "ref"}, "report": {"src", "hyp", "ref", "out"},
     "excgec": {"hyp", "ref"}, "agreement": {"src", "ref"}, "cache": set(), "m2scorer": set(),
-    "human-rank": set(), "meta-eval": set(),
+    "human-rank": set(), "meta-eval": {"src", "ref"},
 }
 # drop-ins for an official script keep its spellings where they clash with the vocabulary: gleu is compute_gleu's
 # command line (-s SRC -r REF -o HYP: its -o names the hypotheses); it also takes --src/--ref/--hyp
