@@ -114,13 +114,19 @@ def stop(procs):
 signal.signal(signal.SIGINT, signal.SIG_IGN)
 signal.signal(signal.SIGHUP, signal.SIG_IGN)
 os.write(1, b"ready\n")
-interval = FAST
+interval, look = FAST, 0.0
 while True:
-    ready, _, _ = select.select([0], [], [], interval)   # the driver's end is seen at once, whatever the interval
+    ready, _, _ = select.select([0], [], [], FAST)       # the driver's end is seen at once, whatever the interval
     if ready and not os.read(0, 4096):                   # end of file: the driver is gone
         break
-    # processes appear in bursts (Ray's start, an actor's worker): look often right after one, then less and less
-    interval = FAST if record() else min(interval * 1.5, SLOW)
+    now = time.monotonic()
+    if now >= look:
+        # processes appear in bursts (Ray's start, an actor's worker): look often right after one, then less and
+        # less (walking the driver's descendants is what costs)
+        interval = FAST if record() else min(interval * 1.5, SLOW)
+        look = now + interval
+    # the raylets' end (ray.shutdown) is looked for every FAST s, a cheap check: a driver that starts another
+    # instance right after must not find this watchdog still running, to record that instance's processes as its own
     if raylets and not any(alive(p, s) for p, s in raylets.items()):
         stop(known)                                      # ray.shutdown ran: its agents, if they linger
         sys.exit(0)
