@@ -1,7 +1,7 @@
 """A lost node never hangs a job (issue 33): on a two-node Ray cluster (ray.cluster_utils.Cluster, one CPU per node),
-the second node is removed (its raylet killed, as `kill -9` of a machine's raylet) right after the first shard
-finishes. The shard its actor was computing is handed to the actor left, and the output is that of one process.
-Then, with no CPU left anywhere for a replacement, the job stops in one line (JobStopped: exit 2 on the command line)
+the second node is removed as a machine is lost (its raylet and its actors' processes killed at once, `kill -9`)
+right after the first shard finishes. The shard its actor was computing is handed to the actor left, and the output
+is that of one process. Then, with no CPU left anywhere for a replacement, the job stops in one line (JobStopped: exit 2 on the command line)
 within the replacement wait, its finished shards kept, progress heard meanwhile; once a CPU is free again the same
 job resumes and its output is again that of one process.
 
@@ -23,13 +23,14 @@ pytest.importorskip("ray")
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = r'''
-import json, sys, time
+import contextlib, json, os, signal, sys, time
 import ray
 from ray.cluster_utils import Cluster
 
 from peet_fast.jobs import JobSpec, LocalRunner, RayRunner, run_job, text_source
 from peet_fast.jobs.errors import JobStopped
 from peet_fast.jobs.manifest import Manifest  # noqa: F401 -- (imported by run_job)
+from peet_fast.jobs.ray import _ShardActor
 
 model, work = sys.argv[1], sys.argv[2]
 report = {}
@@ -40,10 +41,19 @@ def spec():
                    shard_rows=3, cache={"cache": False})
 
 
-class LosesNode(RayRunner):
-    """Removes `node` (its raylet killed, no graceful drain) right after the first shard this job finishes, once
-    every actor has loaded (so that one of them runs on `node`, whatever the machine's load)."""
+class NodeActor(_ShardActor):
+    def where(self):
+        """(this actor's node id, its process id)"""
+        return ray.get_runtime_context().get_node_id(), os.getpid()
 
+
+class LosesNode(RayRunner):
+    """Removes `node` as a machine is lost, right after the first shard this job finishes, once every actor has
+    loaded (so that one of them runs on `node`, whatever the machine's load): its raylet killed (no graceful drain)
+    and, at the same moment, the processes of the actors on it. (Killing the raylet alone leaves its worker processes
+    running until they notice, which on a fast machine was after they had finished every shard.)"""
+
+    actor_class = NodeActor
     node = None
     removed_at = None
 
@@ -52,7 +62,12 @@ class LosesNode(RayRunner):
             on_done(entry)
             if self.removed_at is None:
                 ray.get([a.ready.remote() for a in self._actors], timeout=600)     # every actor is up
+                places = ray.get([a.where.remote() for a in self._actors], timeout=600)
+                pids = [pid for node_id, pid in places if node_id == self.node.node_id]
                 cluster.remove_node(self.node, allow_graceful=False)
+                for pid in pids:
+                    with contextlib.suppress(ProcessLookupError):
+                        os.kill(pid, signal.SIGKILL)
                 self.removed_at = time.monotonic()
 
         done.rows = getattr(on_done, "rows", None)
