@@ -360,7 +360,6 @@ TOP_LEVEL_TESTS = {
     "test_imports.py": "the import structure and the house rules (project-wide)",
     "test_packaging.py": "pyproject.toml (project-wide)",
     "test_scaling_bench.py": "benchmarks/scaling.py (project-wide: the benchmarks are no package of peet_fast)",
-    "test_cache.py": "TODO issue 34: belongs in tests/cache/ (left while it is being edited)",
 }
 
 
