@@ -70,7 +70,10 @@ class PEET(Metric):
         if not parts:
             return [np.zeros((0, 1 + len(names))) for _ in hyps]
         whole = np.concatenate(parts, axis=1)
-        return [np.ascontiguousarray(whole[s]) for s in range(len(hyps))]
+        out = [np.ascontiguousarray(whole[s]) for s in range(len(hyps))]
+        for s in out:
+            self._remember(s, model)
+        return out
 
     def system_figures(self, stats: np.ndarray, data: EvalSet) -> dict:
         """PEET, the MO words and the per-word figures of one system (peet_fast.peet.scoring.system_score)."""
@@ -88,6 +91,30 @@ class PEET(Metric):
         both = np.stack([np.asarray(s, dtype=np.float64) for s in stats])          # (S, n, 1 + F)
         out = {"seconds": np.ascontiguousarray(both[:, :, 0])}
         out.update({k: both[:, :, j].astype(np.int32) for j, k in enumerate(self.columns(data)) if j})
+        return out
+
+    def breakdown(self, stats: np.ndarray) -> dict | None:
+        """PEET's seconds by term of the model, for one system (stats as system_stats returned them, all its
+        sentences): {"intercept": {...}, FEATURE: {...}}, each with "seconds" (the term's mean over the sentences,
+        coefficient x feature, Model.contributions) and "share" (seconds / PEET); a feature also has "mean" (its mean
+        value). The terms' seconds add up to PEET. None for statistics this instance did not compute."""
+        model = self._recalled(stats)
+        if model is None:
+            return None
+        st = np.asarray(stats, dtype=np.float64)
+        n = len(st)
+        peet = self.corpus_score(st)
+        from peet_fast.en.features import feature_names
+
+        cols = {k: st[:, j + 1] for j, k in enumerate(feature_names(model.feature_set))}   # columns' order
+        terms = {"intercept": float(model.intercept) if n else float("nan")}
+        terms.update({k: math.fsum(v.tolist()) / n if n else float("nan")
+                      for k, v in model.contributions(cols).items()})
+        out = {}
+        for k, sec in terms.items():
+            entry = {} if k == "intercept" else {"mean": math.fsum(cols[k].tolist()) / n if n else float("nan")}
+            entry.update(seconds=sec, share=sec / peet if peet else float("nan"))
+            out[k] = entry
         return out
 
     def corpus_score(self, stats: np.ndarray) -> float:
