@@ -33,13 +33,26 @@ def add_parser(sub) -> argparse.ArgumentParser:
     me.add_argument("--meta-eval-set", metavar="SET",
                     help="SEEDA's system set: base (default), +INPUT, +REF-F_GPT-3.5 or all; GJG15: all")
     me.add_argument("--meta-eval-window", type=int, metavar="N",
-                    help="the window plots' systems per window (default 4)")
+                    help="the window plots' systems per window (default 4; own data: 4 where it has more than 4 "
+                         "systems, else no windows)")
+    me.add_argument("--meta-eval-own", action="store_true",
+                    help="instead of --meta-eval: meta-evaluate on the ranked outputs themselves, as meta-eval "
+                         "--outputs does, the human scores from --human (its --human-ignore, --human-subset) or "
+                         "else from --meta-eval-judgments; the references from --ref (a gold M2, or text with --src)")
+    me.add_argument("--meta-eval-judgments", metavar="JUDGMENTS.xml",
+                    help="with --meta-eval-own: an Appraise ranking XML judging the ranked outputs, as meta-eval "
+                         "--judgments (the human system scores where --human is not given)")
+    me.add_argument("--meta-eval-human-method", choices=("ew", "ts"),
+                    help="with --meta-eval-judgments and no --human: Expected Wins (default) or TrueSkill, as "
+                         "meta-eval --human-method")
     return p
 
 
 # the library's parameter names (peet_fast.meta_eval's InputError("gold", ...)) -> this command's flags
 META_FLAGS = {"data": "--meta-eval", "root": "--meta-eval", "gold": "--meta-eval-gold",
-              "system_set": "--meta-eval-set", "window": "--meta-eval-window", "metric": "--metric"}
+              "system_set": "--meta-eval-set", "window": "--meta-eval-window", "metric": "--metric",
+              "outputs": "--hyp", "src": "--src", "references": "--ref", "judgments": "--meta-eval-judgments",
+              "human": "--human", "human_method": "--meta-eval-human-method"}
 
 
 @contextlib.contextmanager
@@ -57,12 +70,26 @@ def _meta_eval(args, annotator):
     """The --meta-eval dataset loaded (a bad one refused before any ranking), or None without --meta-eval."""
     import os
 
-    given = [flag for flag, v in (("--meta-eval-gold", args.meta_eval_gold), ("--meta-eval-set", args.meta_eval_set),
-                                  ("--meta-eval-window", args.meta_eval_window)) if v is not None]
+    own = {"--meta-eval-judgments": args.meta_eval_judgments, "--meta-eval-human-method": args.meta_eval_human_method}
+    data = {"--meta-eval-gold": args.meta_eval_gold, "--meta-eval-set": args.meta_eval_set}
+    if args.meta_eval_own:
+        if args.meta_eval is not None:
+            raise InputError("--meta-eval-own", "is instead of --meta-eval, not beside it")
+        given = [flag for flag, v in data.items() if v is not None]
+        if given:
+            raise InputError(given[0], "is for --meta-eval, not --meta-eval-own")
+        return _own(args, annotator)
+    given = [flag for flag, v in {**data, "--meta-eval-window": args.meta_eval_window}.items() if v is not None]
     if args.meta_eval is None:
         if given:
-            raise InputError(given[0], "needs --meta-eval")
+            raise InputError(given[0], "needs --meta-eval (or --meta-eval-own)")
+        given = [flag for flag, v in own.items() if v is not None]
+        if given:
+            raise InputError(given[0], "needs --meta-eval-own")
         return None
+    given = [flag for flag, v in own.items() if v is not None]
+    if given:
+        raise InputError(given[0], "is for --meta-eval-own, not --meta-eval")
     if args.meta_eval_gold is None:
         raise InputError("--meta-eval-gold", "--meta-eval needs the CoNLL-14 gold M2")
     if not os.path.isfile(args.meta_eval_gold):
@@ -80,12 +107,38 @@ def _meta_eval(args, annotator):
     return me
 
 
+def _own(args, annotator):
+    """--meta-eval-own: meta_eval's own data from this command line's outputs, references and human scores."""
+    from peet_fast.cli._common import hyp_systems
+    from peet_fast.formats.m2 import looks_like_m2
+    from peet_fast.meta_eval.metric.evaluator import meta_eval
+
+    if args.human is None and args.meta_eval_judgments is None:
+        raise InputError("--meta-eval-own", "needs human scores: --human CSV or --meta-eval-judgments XML")
+    if args.meta_eval_human_method is not None and (args.human or not args.meta_eval_judgments):
+        raise InputError("--meta-eval-human-method", "is for --meta-eval-judgments without --human")
+    names, paths = hyp_systems(args)
+    gold = next((r for r in args.ref if looks_like_m2(r)), None)
+    refs = {"gold": gold} if gold is not None else {"src": args.src, "references": args.ref}
+    me = meta_eval(outputs=dict(zip(names, paths)), **refs, judgments=args.meta_eval_judgments, human=args.human,
+                   human_method=args.meta_eval_human_method or "ew", human_ignore=args.human_ignore,
+                   human_subset=args.human_subset, seed=args.seed, annotator=annotator, model=args.model,
+                   names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"})
+    n = len(me.systems)
+    window = (4 if n > 4 else None) if args.meta_eval_window is None else args.meta_eval_window
+    if window is not None and not 2 <= window <= n:
+        raise InputError("--meta-eval-window", f"must be 2 to {n} (the ranked systems)")
+    args.meta_eval_window = window
+    return me
+
+
 def run(args) -> int:
     import os
 
     from peet_fast.evaluation.report import check_report_dir, write_report
 
     extra_inputs = [*args.meta_eval[1:], args.meta_eval_gold] if args.meta_eval else []
+    extra_inputs += [args.meta_eval_judgments] if args.meta_eval_judgments else []
     check_not_input(args.out, [*rank_inputs(args), *extra_inputs])
     check_report_dir(args.out, "--out")
     annotator = annotators(args)                 # one pipeline for the ranking and the meta-evaluation

@@ -49,6 +49,26 @@ def table_rows(body: str) -> dict[str, list[str]]:
     return rows
 
 
+def check_table(page: str, summary: dict, humans: list[str]) -> str:
+    """The page's meta-evaluation table holds the summary's system-level figures of gleu and wer (each human
+    ranking's Pearson, Spearman; the sign column); returns the section's HTML."""
+    assert [m for m in re.findall(r'<section id="([^"]+)">', page)] == ["ranking", "human", "meta-eval"]
+    body = section(page, "meta-eval")
+    rows = table_rows(body)
+    assert list(summary["metrics"]["gleu"]["system"]) == humans
+    assert list(rows) == ["gleu", "wer"]
+    for metric, cells in rows.items():
+        m = summary["metrics"][metric]
+        assert cells[0] == ("+" if m["higher_is_better"] else "-")
+        assert len(cells) == 1 + 2 * len(humans)
+        for k, h in enumerate(humans):
+            for j, key in enumerate(("pearson", "spearman")):
+                assert m["system"][h][key] is not None
+                assert abs(float(cells[1 + 2 * k + j]) - m["system"][h][key]) <= ROUNDING, (metric, h, key)
+    assert summary["metrics"]["wer"]["higher_is_better"] is False
+    return body
+
+
 @pytest.mark.parametrize("name", ["seeda", "gjg15"])
 def test_the_section_holds_meta_evals_figures(shared_corpora, tmp_path, capsys, name):
     root = shared_corpora / "judgments" / name
@@ -65,20 +85,8 @@ def test_the_section_holds_meta_evals_figures(shared_corpora, tmp_path, capsys, 
     assert stdout.endswith(printed), "report prints meta-eval's tables (windows too) after its ranking"
 
     page = (out / "index.html").read_text("utf-8")
-    assert [m for m in re.findall(r'<section id="([^"]+)">', page)] == ["ranking", "human", "meta-eval"]
-    body = section(page, "meta-eval")
-    rows = table_rows(body)
     humans = HUMANS[name]
-    assert list(summary["metrics"]["gleu"]["system"]) == humans
-    assert list(rows) == ["gleu", "wer"]
-    for metric, cells in rows.items():
-        m = summary["metrics"][metric]
-        assert cells[0] == ("+" if m["higher_is_better"] else "-")
-        assert len(cells) == 1 + 2 * len(humans)
-        for k, h in enumerate(humans):
-            for j, key in enumerate(("pearson", "spearman")):
-                assert abs(float(cells[1 + 2 * k + j]) - m["system"][h][key]) <= ROUNDING, (metric, h, key)
-    assert summary["metrics"]["wer"]["higher_is_better"] is False
+    body = check_table(page, summary, humans)
     # the sign convention beside the figures: flipped here, raw in the human-score section (and said so there)
     assert "negated first" in body and "positive figure is agreement" in body
     assert "Sign: raw" in section(page, "human") and "meta-eval" in section(page, "human")
@@ -130,3 +138,77 @@ def test_a_window_wider_than_the_dataset_is_refused(shared_corpora, tmp_path, ca
     _refused(capsys, tmp_path / "report", ["--meta-eval", "gjg15", shared_corpora / "judgments" / "gjg15",
                                            "--meta-eval-gold", gold, "--meta-eval-window", "14"],
              "--meta-eval-window")
+
+
+# --- own data: the ranked outputs themselves (--meta-eval-own) ---------------------------------------------------------
+
+def _meta_eval_summary(tmp_path: Path, capsys, *args) -> tuple[dict, str]:
+    summary_file = tmp_path / "own-summary.json"
+    assert main([str(a) for a in ["meta-eval", *args, "--metric", "gleu", "wer", "--level", "system",
+                                  "--summary", summary_file, "--quiet"]]) == 0
+    return json.loads(summary_file.read_text("utf-8")), capsys.readouterr().out
+
+
+def test_own_data_from_the_human_csv(tmp_path, capsys):
+    """The ranked systems meta-evaluated against report's own --human: meta-eval --outputs --human's figures, no
+    windows (3 systems); the same WER correlation raw in the human section and flipped in this one."""
+    summary, printed = _meta_eval_summary(
+        tmp_path, capsys, "--outputs", RANK / "good.txt", RANK / "middle.txt", RANK / "weak.txt",
+        "--ref", RANK / "reference.txt", "--src", RANK / "source.txt", "--human", RANK / "human.csv",
+        "--human-ignore", "ref")
+    out = tmp_path / "report"
+    assert main(report_args(out, "--meta-eval-own")) == 0
+    assert capsys.readouterr().out.endswith(printed)
+    page = (out / "index.html").read_text("utf-8")
+    body = check_table(page, summary, ["human"])
+    assert "<img" not in body and sorted(p.name for p in out.iterdir()) == ["human.png", "index.html", "ranking.png"]
+    human = section(page, "human")
+    raw = re.search(r"<td[^>]*>WER</td><td>([^<]+)</td><td>([^<]+)</td>", human).groups()    # Spearman, Pearson
+    flipped = table_rows(body)["wer"]
+    assert float(raw[1]) < 0 < float(flipped[1]) and abs(float(raw[1]) + float(flipped[1])) <= 2 * ROUNDING
+
+
+def test_own_data_from_judgments(tmp_path, capsys):
+    """Human scores from an Appraise XML judging the ranked outputs (Expected Wins; no --human): meta-eval
+    --outputs --judgments's figures."""
+    d = tmp_path / "tiny"
+    d.mkdir()
+    wrong = ["she go to the school every day .", "he have a red car in the city ."]
+    right = ["she goes to the school every day .", "he has a red car in the city ."]
+    texts = {"src": wrong, "ref": right, "X": right, "Y": [right[0], wrong[1]], "Z": wrong}
+    for name, lines in texts.items():
+        (d / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ranks = [(0, {"X": 1, "Y": 2, "Z": 3}), (1, {"X": 1, "Y": 2, "Z": 3}), (0, {"Y": 1, "X": 2, "Z": 3})]
+    items = "".join(f'<ranking-item doc-id="d" id="{k}" src-id="{line}" user="u">'
+                    + "".join(f'<translation rank="{r}" system="{s}"/>' for s, r in rank.items())
+                    + "</ranking-item>" for k, (line, rank) in enumerate(ranks, 1))
+    (d / "j.xml").write_text(f"<set>{items}</set>\n", encoding="utf-8")
+    summary, printed = _meta_eval_summary(tmp_path, capsys, "--outputs", *(d / s for s in "XYZ"), "--judgments",
+                                          d / "j.xml", "--src", d / "src", "--ref", d / "ref")
+    out = tmp_path / "report"
+    assert main([str(a) for a in ["report", "--hyp", *(d / s for s in "XYZ"), "--ref", d / "ref", "--src", d / "src",
+                                  "--metric", "gleu", "wer", "--bootstrap", "20", "--quiet", "--out", out,
+                                  "--meta-eval-own", "--meta-eval-judgments", d / "j.xml"]]) == 0
+    assert capsys.readouterr().out.endswith(printed)
+    page = (out / "index.html").read_text("utf-8")
+    ew = summary["human"]["ew"]          # EW.pl's: X beat Y 2 of 3 times and Z always; Y beat X once, Z always
+    assert abs(ew["X"] - 5 / 6) < 1e-12 and abs(ew["Y"] - 2 / 3) < 1e-12 and ew["Z"] == 0.0
+    assert [m for m in re.findall(r'<section id="([^"]+)">', page)] == ["ranking", "meta-eval"]
+    rows = table_rows(section(page, "meta-eval"))
+    for metric, cells in rows.items():
+        c = summary["metrics"][metric]["system"]["ew"]
+        assert abs(float(cells[1]) - c["pearson"]) <= ROUNDING and abs(float(cells[2]) - c["spearman"]) <= ROUNDING
+
+
+def test_own_data_refusals(tmp_path, capsys):
+    out = tmp_path / "report"
+    plain = [str(a) for a in ["report", "--hyp", RANK / "good.txt", RANK / "middle.txt", RANK / "weak.txt",
+                              "--ref", RANK / "reference.txt", "--quiet", "--out", out]]
+    for args, flag in ((["--meta-eval-own"], "--meta-eval-own: needs human scores"),
+                       (["--meta-eval-judgments", RANK / "human.csv"], "--meta-eval-judgments: needs --meta-eval-own"),
+                       (["--meta-eval-own", "--meta-eval-gold", RANK / "reference.txt"], "--meta-eval-gold"),
+                       (["--meta-eval-own", "--meta-eval", "gjg15", tmp_path / "gjg15"], "--meta-eval-own")):
+        assert main([*plain, *map(str, args)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and flag in err[0], err
+        assert not out.exists()
