@@ -19,7 +19,8 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "to PEET, the ranking with 95 % confidence intervals, and (with --human) PEET and WER against "
                     "the human scores. With --meta-eval, a section meta-evaluating the --metric metrics on SEEDA "
                     "or GJG15 as `meta-eval --data` does: their system-level correlations with each human ranking "
-                    "and the window plots. DIR is written complete or not at all; an existing DIR must be empty or "
+                    "(sign-flipped, as meta-eval prints them) and the window plots; with --meta-eval-own, the same "
+                    "on the ranked outputs, as `meta-eval --outputs` does. DIR is written complete or not at all; an existing DIR must be empty or "
                     "an earlier report, which is replaced.")
     add_rank_inputs(p)
     add_io_option(p, "out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
