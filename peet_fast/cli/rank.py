@@ -99,10 +99,10 @@ def metrics_from_args(args) -> list:
             for m in args.metric]
 
 
-def ranking_from_args(args):
+def ranking_from_args(args, annotator=None):
     """The Ranking for a `rank`/`report` command line (inputs validated first), and the PEET model (None when
-    PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator,
-    progress and messages."""
+    PEET is not among the metrics): evaluation.from_files.rank_files, given this command line's annotator (or
+    `annotator`, an Annotators shared with other work: report --meta-eval), progress and messages."""
     from peet_fast.evaluation.from_files import RankHooks, RankRequest, rank_files
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
@@ -118,7 +118,7 @@ def ranking_from_args(args):
                       notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
                       hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=INPUT_FLAGS)
     with flags_named({"metrics": "--metric"}):
-        return rank_files(request, annotators(args), hooks)
+        return rank_files(request, annotators(args) if annotator is None else annotator, hooks)
 
 
 def references_label(ranking) -> str:

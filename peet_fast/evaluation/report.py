@@ -8,6 +8,9 @@ DIR/index.html has one section per plot, each with exactly one image:
 3. ``ranking.png`` — PEET with its 95 % bootstrap confidence interval, in rank order;
 4. ``human.png`` — PEET and WER against the human scores (only with human scores).
 
+Sections another package builds (evaluation.report_sections.Section; `report --meta-eval`:
+meta_eval.metric.report_section) follow, each with its HTML and its images.
+
 Ranked by other metrics (`rank --metric ...`, anything but PEET alone), the page shows them side by side: sections 1
 and 2 only when PEET is among them; ``ranking.png`` has one panel per metric (its score and 95 % interval, in the
 ranking's order) and the table one score / interval / p(next) group per metric; ``human.png`` one panel per metric
@@ -27,6 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
+from peet_fast.evaluation.report_sections import Section, draw_sections
 from peet_fast.io import InputError, current_umask
 
 GENERATOR = "peet-fast report"
@@ -68,8 +72,9 @@ def contributions(ranking, model) -> tuple[list[str], np.ndarray]:
 
 
 def write_report(out_dir: str, ranking, model, title: str = "peet-fast report",
-                 human_file: str | None = None) -> list[str]:
-    """Write DIR/index.html and its PNGs atomically; returns the image file names, in section order."""
+                 human_file: str | None = None, extra: Sequence[Section] = ()) -> list[str]:
+    """Write DIR/index.html and its PNGs atomically; returns the image file names, in section order. extra: sections
+    after the report's own (Section)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -79,14 +84,15 @@ def write_report(out_dir: str, ranking, model, title: str = "peet-fast report",
     tmp = tempfile.mkdtemp(prefix=".peet-fast-report-", dir=parent)
     try:
         sections = _build(tmp, ranking, model, human_file)
+        drawn = draw_sections(tmp, extra, [s[1] for s in sections], SECTIONS)
         with open(os.path.join(tmp, "index.html"), "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(_page(title, ranking, model, sections, human_file))
+            fh.write(_page(title, ranking, model, sections, human_file, drawn))
         os.chmod(tmp, 0o777 & ~current_umask())
         _place(tmp, out_dir)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    return [s[1] for s in sections]
+    return [s[1] for s in sections] + [name for _, names in drawn for name in names]
 
 
 def _place(tmp: str, out_dir: str) -> None:
@@ -336,6 +342,9 @@ def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[
     return f'<div class="table"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
 
 
+table = _table          # for the sections other packages build (Section): their tables laid out as the report's
+
+
 def _distribution_table(ranking) -> str:
     rows = []
     for s, row in zip(ranking.systems, ranking.seconds):
@@ -393,6 +402,8 @@ def _correlation_table(ranking, human_file) -> str:
     else:
         note = ("Human scores are higher-is-better: a lower-is-better metric that agrees with the humans "
                 "correlates negatively, a higher-is-better one positively.")
+    note += (" Sign: raw, the metrics' own scores correlated (peet-fast meta-eval instead negates a lower-is-better "
+             "metric's scores first, so that positive is agreement there).")
     return (f"<p>Over the {c['systems']} systems with a human score{src}. {note}</p>"
             + _table(["metric", "Spearman", "Pearson"], rows))
 
@@ -411,7 +422,7 @@ _CSS = ("body{font-family:sans-serif;max-width:80em;margin:1em auto;padding:0 1e
         ".l{text-align:left}img{max-width:100%}")
 
 
-def _page(title: str, ranking, model, sections, human_file) -> str:
+def _page(title: str, ranking, model, sections, human_file, extra=()) -> str:
     e = html.escape
     what = f"Model: {e(model.name)} ({e(model.feature_set)} features). " if model is not None else ""
     if not _peet_only(ranking):
@@ -428,5 +439,9 @@ def _page(title: str, ranking, model, sections, human_file) -> str:
     for sid, img, body in sections:
         parts.append(f'<section id="{sid}"><h2>{e(titles[sid])}</h2>'
                      f'<img src="{e(img)}" alt="{e(titles[sid])}">{body}</section>')
+    for sec, images in extra:
+        parts.append(f'<section id="{e(sec.sid)}"><h2>{e(sec.title)}</h2>{sec.body}'
+                     + "".join(f'<img src="{e(img)}" alt="{e(sec.title)}: {e(img)}">' for img in images)
+                     + "</section>")
     parts.append("</body></html>\n")
     return "\n".join(parts)
