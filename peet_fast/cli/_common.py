@@ -432,6 +432,16 @@ def job_runner(args):
         return runner_for(args.workers, args.ray_address, small_jobs_in_process=True)
 
 
+def task_options(args, runner, progress):
+    """jobs.tasks.JobOptions of this command line: the annotator's flags (checked: max_line_tokens), --shard-rows,
+    the runner (job_runner) and the progress callback."""
+    from peet_fast.jobs.tasks import JobOptions
+
+    return JobOptions(spacy_model=args.spacy_model, batch_size=args.batch_size, tokenise=args.tok,
+                      max_line_tokens=max_line_tokens(args), cache=cache_options(args), shard_rows=args.shard_rows,
+                      runner=runner, progress=progress)
+
+
 def add_data_columns(p) -> None:
     p.add_argument("--mo-column", default="mo", metavar="NAME", help="MO column of --data (default: mo)")
     p.add_argument("--trg-column", default="trg", metavar="NAME", help="TRG column of --data (default: trg)")
