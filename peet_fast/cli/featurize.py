@@ -6,15 +6,12 @@ import sys
 
 from peet_fast.cli._common import (
     add_io_option,
-    add_job_options,
     add_pipeline_options,
     add_tokenize_option,
-    job_options,
-    job_runner,
     plural,
-    task_options,
     warn_if_untokenised,
 )
+from peet_fast.cli._jobs import add_job_options, job_options, job_runner, task_options
 from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError, check_not_input, shown

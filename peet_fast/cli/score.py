@@ -6,19 +6,16 @@ import argparse
 from peet_fast.cli._common import (
     add_output_option,
     add_io_option,
-    add_job_options,
     add_pipeline_options,
     add_system_inputs,
     add_tokenize_option,
     hyp_systems,
-    job_options,
-    job_runner,
     model_summary,
     print_model_line,
     resource_inputs,
-    task_options,
     warn_if_untokenised,
 )
+from peet_fast.cli._jobs import add_job_options, job_options, job_runner, task_options
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import check_not_input, check_output, shown, write_json
 

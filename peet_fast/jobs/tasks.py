@@ -20,6 +20,7 @@ from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
 from peet_fast.formats.sentences import SentenceWriter
 from peet_fast.io import InputError, check_not_input, check_output, check_parent, lines_located, read_parallel
 from peet_fast.jobs.layout import iter_dataset_batches, shard_paths
+from peet_fast.jobs.errors import Wording, with_wording
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import (
     JobInterrupted,
@@ -190,8 +191,8 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
             raise
         what = (exc.strerror or str(exc)).split(" (shard ")[0]
         if out is None:
-            raise OSError(exc.errno, f"{what} (the temporary directory of a --workers run)",
-                          os.path.dirname(scratch)) from exc
+            where = Wording("{what} (the temporary directory of a {workers} run)", what=what)
+            raise with_wording(OSError(exc.errno, str(where), os.path.dirname(scratch)), where) from exc
         raise OSError(exc.errno, f"{what} (writing its shards in a temporary directory beside it)", out) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
