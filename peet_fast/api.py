@@ -81,7 +81,7 @@ def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, t
     splitting on whitespace. model: a model JSON file, a peet_fast.peet.model.Model, or None for the published model.
     contributions / edits: add the contrib:<feature> columns / the edits column (`score --contributions`,
     `--edits`). The same computation as `peet-fast score` (its in-process path)."""
-    from peet_fast.jobs.tasks import score_in_process
+    from peet_fast.jobs.tasks import SentenceOutput, score_in_process
     from peet_fast.peet.model import Model, load_model
     from peet_fast.peet.scoring import rank
 
@@ -98,7 +98,7 @@ def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, t
     annotator = _annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
     tables: list = []
     ranked = rank(score_in_process(annotator, loaded, names, lines[:len(names)], lines[len(names):],
-                                   contributions=contributions, edits=edits, on_table=tables.append))
+                                   SentenceOutput(contributions=contributions, edits=edits, on_table=tables.append)))
     return ScoreResult(_systems_frame(ranked), _concat(tables))
 
 

@@ -1,5 +1,6 @@
 """What every command shares: the annotator options and how flags become annotator
-options (peet_fast.load), the job options and the model entry of --summary files."""
+options (peet_fast.load), the one line of an error, and the model entry of --summary files (the job options:
+cli._jobs)."""
 from __future__ import annotations
 
 import argparse
@@ -102,20 +103,33 @@ def add_debug_option(p) -> None:
                    help="on an error, show its traceback (a Ray worker's included) instead of one line")
 
 
+# the library's parameters that its messages name inside a sentence (jobs.errors.Wording), as the command line's flags
+OPTION_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "source_mode": "--source"}
+
+
+def _flagged(exc: Exception, text: str) -> str:
+    """text (exc's message, or the part shown) naming the command line's flags where the library's message names its
+    parameters (jobs.errors.reworded; an error without a wording: text as it is)."""
+    errors = sys.modules.get("peet_fast.jobs.errors")      # loaded by whatever raised an error with a wording
+    return text if errors is None else errors.reworded(exc, text, OPTION_FLAGS)
+
+
 def error_line(exc: Exception) -> tuple[int, str] | None:
     """The exit status and one-line message of an error we understand: 2 for bad input (USER_ERRORS), 1 for an
     environment fault (an OSError such as a full disk or a denied permission, a failed Ray worker or cluster); None
-    for any other exception (a bug, shown with its traceback)."""
+    for any other exception (a bug, shown with its traceback). An option the library's message names is named by
+    its flag (OPTION_FLAGS)."""
     if isinstance(exc, USER_ERRORS):
-        return 2, str(exc)
+        return 2, _flagged(exc, str(exc))
     if isinstance(exc, OSError):
         from peet_fast.io import shown
 
-        what = exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        what = _flagged(exc, exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0])
         return 1, f"{shown(exc.filename)}: {what}" if exc.filename else what
     shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
     if shards is not None and isinstance(exc, shards.WorkerError):
-        return getattr(exc, "exit_status", 1), str(exc)     # 2: a cluster that failed under the job (JobStopped)
+        # 2: a cluster that failed under the job (JobStopped)
+        return getattr(exc, "exit_status", 1), _flagged(exc, str(exc))
     return None
 
 
@@ -394,42 +408,6 @@ def model_summary(model, args) -> dict:
     """The model's entry of a --summary file."""
     return {"name": model.name, "file": args.model or "(published)", "feature_set": model.feature_set,
             "unit": model.unit}
-
-
-def add_job_options(p) -> None:
-    p.add_argument("--workers", type=int, default=1, metavar="N",
-                   help="parallel workers (default 1: this process, no Ray; N > 1: a local Ray instance, except for "
-                        "an input too small for Ray to pay off, which runs in this process with a notice)")
-    p.add_argument("--ray-address", metavar="ADDR",
-                   help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
-    p.add_argument("--shard-rows", type=int, default=None, metavar="N",
-                   help="rows per shard of a resumable job (default: cut as the job runs, sized from the rate it "
-                        "measures: the first shards about 1 s of one worker's work, the next ones growing to about "
-                        "20 s; a rerun keeps the shards its job directory records; see docs/jobs.md)")
-
-
-JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",
-              "batch_size": "--batch-size", "out_dir": "--out", "contributions": "--contributions",
-             "edits": "--edits"}
-
-
-@contextlib.contextmanager
-def job_options():
-    """The library's errors about a job option (named by its parameter) as errors naming the flag."""
-    from peet_fast.jobs import JobOptionError
-
-    try:
-        yield
-    except JobOptionError as exc:
-        raise InputError(JOB_FLAGS[exc.option], exc.message) from None
-
-
-def job_runner(args):
-    """Where the shards of --workers / --ray-address run (validated)."""
-    from peet_fast.jobs import runner_for
-
-    with job_options():
-        return runner_for(args.workers, args.ray_address, small_jobs_in_process=True)
 
 
 def add_data_columns(p) -> None:

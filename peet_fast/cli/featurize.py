@@ -6,16 +6,12 @@ import sys
 
 from peet_fast.cli._common import (
     add_io_option,
-    add_job_options,
     add_pipeline_options,
     add_tokenize_option,
-    cache_options,
-    job_options,
-    job_runner,
-    max_line_tokens,
     plural,
     warn_if_untokenised,
 )
+from peet_fast.cli._jobs import add_job_options, job_options, job_runner, task_options
 from peet_fast.cli._progress import progress_for
 from peet_fast.en.features import FEATURE_SETS
 from peet_fast.io import InputError, check_not_input, shown
@@ -62,9 +58,7 @@ def run(args) -> int:
     else:
         warn_if_untokenised(args, [args.hyp, args.ref])
     with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
-        done = featurize(source, args.out, args.features, spacy_model=args.spacy_model, batch_size=args.batch_size,
-                         shard_rows=args.shard_rows, max_line_tokens=max_line_tokens(args), runner=runner,
-                         progress=progress, tokenise=args.tok, cache=cache_options(args))
+        done = featurize(source, args.out, args.features, task_options(args, runner, progress))
     if done.shards is None:
         print(f"peet-fast featurize: wrote {plural(done.rows, 'row')} ({args.features} features) to {shown(args.out)}",
               file=sys.stderr)

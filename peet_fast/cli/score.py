@@ -6,20 +6,16 @@ import argparse
 from peet_fast.cli._common import (
     add_output_option,
     add_io_option,
-    add_job_options,
     add_pipeline_options,
     add_system_inputs,
     add_tokenize_option,
-    cache_options,
     hyp_systems,
-    job_options,
-    job_runner,
-    max_line_tokens,
     model_summary,
     print_model_line,
     resource_inputs,
     warn_if_untokenised,
 )
+from peet_fast.cli._jobs import add_job_options, job_options, job_runner, task_options
 from peet_fast.cli._progress import progress_for
 from peet_fast.io import check_not_input, check_output, shown, write_json
 
@@ -71,9 +67,7 @@ def run(args) -> int:
     warn_if_untokenised(args, [*paths, *args.ref])
     with job_options(), progress_for(args) as progress:
         scores = score(paths, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
-                       spacy_model=args.spacy_model, batch_size=args.batch_size, shard_rows=args.shard_rows,
-                       max_line_tokens=max_line_tokens(args), runner=runner, progress=progress, names=names,
-                       tokenise=args.tok, cache=cache_options(args))
+                       names=names, options=task_options(args, runner, progress))
     ranked = rank(scores)
     if args.summary:
         summary = {"model": model_summary(model, args),

@@ -13,6 +13,7 @@ import numpy as np
 
 from peet_fast.formats.pairs import pair_format
 from peet_fast.io import InputError, read_prefix, without_bom
+from peet_fast.jobs.errors import Wording, with_wording
 from peet_fast.jobs.sources import no_rows, plan, read_shard, table_source
 from peet_fast.peet.train import Annotated
 
@@ -72,8 +73,11 @@ def read_annotated(path: str, source_mode: str = "mo-trg", *, need_time: bool = 
     wanted = [(time, need_time)] + ([(src, True)] if source_mode == "src-mo-trg" else [])
     for c, required in wanted:
         if required and not present[c]:
-            raise InputError(path, f"no {c!r} column" + (" (needed by --source src-mo-trg)" if c == src else ""),
-                             1 if kind == "tsv" else None)
+            line = 1 if kind == "tsv" else None
+            if c != src:
+                raise InputError(path, f"no {c!r} column", line)
+            why = Wording("no {column} column (needed by {source_mode} src-mo-trg)", column=repr(c))
+            raise with_wording(InputError(path, str(why), line), why)
     if not mos:
         raise no_rows(path)
     times = None

@@ -6,10 +6,52 @@ clause, no text of Ray's that names flags peet-fast does not have)."""
 from __future__ import annotations
 
 import re
+import string
+from typing import Mapping
 
 from peet_fast.io import InputError
 
 ANSI = re.compile(r"\x1b\[[0-9;]*m")      # the colour codes in Ray's messages
+
+
+class Wording:
+    """A message that names options: `template` has a field per option it names ({ray_address}, {workers},
+    {source_mode}) and one per value (given as `values`, any text: never part of the template; a Wording value is
+    worded too). str() names each option as the library's parameter; worded(names) as `names` maps it (a command
+    line's flags). An error carrying one has it as its `wording` (with_wording), so that a command line can name its
+    flags in the same message (reworded)."""
+
+    def __init__(self, template: str, **values):
+        self.template = template
+        self.values = values
+        self.options = {f for _, f, _, _ in string.Formatter().parse(template) if f} - set(values)
+
+    def worded(self, names: Mapping[str, str] | None = None) -> str:
+        names = names or {}
+        values = {k: v.worded(names) if isinstance(v, Wording) else v for k, v in self.values.items()}
+        return self.template.format(**{o: names.get(o, o) for o in self.options}, **values)
+
+    def __str__(self) -> str:
+        return self.worded()
+
+    def __repr__(self) -> str:
+        return f"Wording({self.template!r}, **{self.values!r})"
+
+
+def with_wording(exc: BaseException, wording: Wording) -> BaseException:
+    """exc, whose message holds str(wording), carrying the wording (see reworded)."""
+    exc.wording = wording
+    return exc
+
+
+def reworded(exc: BaseException, text: str, names: Mapping[str, str]) -> str:
+    """`text` (exc's message, or the part of it a command line shows) with the options exc's wording names spelt as
+    `names` maps them; `text` itself for an error without a wording."""
+    wording = getattr(exc, "wording", None)
+    if not isinstance(wording, Wording):
+        return text
+    head, found, tail = text.rpartition(str(wording))      # the message's own words come after a file's name
+    return f"{head}{wording.worded(names)}{tail}" if found else text
 
 
 class JobOptionError(InputError):
@@ -24,21 +66,29 @@ class JobOptionError(InputError):
 
 class WorkerError(RuntimeError):
     """The machinery that runs shards failed (a Ray worker that cannot start, a lost node or cluster): an environment
-    fault, not bad input; str() is one line naming the cause. exit_status: the command line's exit status."""
+    fault, not bad input; str() is one line naming the cause (a message naming options: a Wording, kept as the
+    error's wording). exit_status: the command line's exit status."""
 
     exit_status = 1
 
+    def __init__(self, message: str | Wording = "", *args):
+        if isinstance(message, Wording):
+            self.wording = message
+        super().__init__(str(message), *args)
+
 
 class JobStopped(WorkerError):
-    """The Ray cluster a job runs on failed under it: it could not be joined or started (--ray-address), or it lost
+    """The Ray cluster a job runs on failed under it: it could not be joined or started (ray_address), or it lost
     the nodes its workers ran on and has no CPU left to replace them. Exit 2; the shards that finished are recorded,
     so the same command resumes; str() is the one line."""
 
     exit_status = 2
 
-    def __init__(self, why: str):
+    def __init__(self, why: str | Wording):
         self.why = why
         super().__init__(f"{why}; finished shards are kept: run the same command again to resume")
+        if isinstance(why, Wording):
+            self.wording = why
 
 
 class JobInterrupted(KeyboardInterrupt):

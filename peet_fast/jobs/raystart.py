@@ -20,7 +20,7 @@ import warnings
 from typing import Iterator
 
 import peet_fast
-from peet_fast.jobs.errors import ANSI, JobStopped, WorkerError, dashboard_url, ray_reason  # noqa: F401 -- ANSI
+from peet_fast.jobs.errors import ANSI, JobStopped, WorkerError, Wording, dashboard_url, ray_reason  # noqa: F401
 from peet_fast.jobs.raylog import errors_to_stderr, fd2_silenced, quiet_auth_notice
 
 
@@ -142,9 +142,10 @@ def user_cluster() -> tuple[str, str] | None:
     return (recorded, "the cluster `ray start` started here") if recorded else None
 
 
-NO_USER_CLUSTER = ("--ray-address auto: no Ray cluster was started on this machine (`ray start`) and RAY_ADDRESS is "
-                   "not set (a local Ray instance another run started for itself is never joined); to run on this "
-                   "machine instead, give --workers N without --ray-address")
+# the refusal of ray_address 'auto' with no cluster of the user's (a command line names its flags: jobs.errors.Wording)
+NO_USER_CLUSTER = Wording("{ray_address} auto: no Ray cluster was started on this machine (`ray start`) and "
+                          "RAY_ADDRESS is not set (a local Ray instance another run started for itself is never "
+                          "joined); to run on this machine instead, give {workers} N without {ray_address}")
 _HOST_PORT = re.compile(r"(ray://)?[^\s/:]+:\d+")
 
 
@@ -155,7 +156,7 @@ def init_ray(workers: int, address: str | None) -> None:
 
     named = os.environ.get("RAY_ADDRESS", "") if address == "auto" else address or ""
     if re.match(r"https?://", named):         # never a cluster's address, whatever this process is connected to
-        raise JobStopped(f"--ray-address {address}: {dashboard_url(named)}")
+        raise JobStopped(Wording("{ray_address} {address}: {why}", address=address, why=dashboard_url(named)))
     if ray.is_initialized():
         return
     requested = given = address
@@ -164,13 +165,13 @@ def init_ray(workers: int, address: str | None) -> None:
         if found is None:
             raise WorkerError(NO_USER_CLUSTER)
         address, source = found
-        given = f"{address} (--ray-address auto: {source})"
+        given = Wording("{address} ({ray_address} auto: {source})", address=address, source=source)
     if re.match(r"https?://", address or ""):
-        raise JobStopped(f"--ray-address {requested}: {dashboard_url(address)}")
+        raise JobStopped(Wording("{ray_address} {address}: {why}", address=requested, why=dashboard_url(address)))
     # a given address is checked as before; one 'auto' found where it has that form (not a dashboard URL)
     why = unreachable(address) if address and (given == address or _HOST_PORT.fullmatch(address)) else None
     if why is not None:
-        raise WorkerError(f"cannot reach the Ray cluster at {given}: {why}")
+        raise WorkerError(Wording("cannot reach the Ray cluster at {given}: {why}", given=given, why=why))
     logging.getLogger("ray._private.runtime_env").setLevel(logging.WARNING)
     quiet_auth_notice()
     errors_to_stderr()      # Ray prints the errors pushed to the driver on stdout, where results may be going
@@ -195,8 +196,8 @@ def init_ray(workers: int, address: str | None) -> None:
         signal.signal(signal.SIGTERM, sigterm)    # ray.init installs its own (sys.exit): keep the caller's
 
 
-def _join_cluster(address: str, requested: str, given: str, kwargs: dict) -> None:
-    """ray.init of the cluster at address (given: how to name it, requested: the --ray-address as given), with the
+def _join_cluster(address: str, requested: str, given: str | Wording, kwargs: dict) -> None:
+    """ray.init of the cluster at address (given: how to name it, requested: the ray_address as given), with the
     workers' own empty working_dir (uploaded by ray.init: only needed here), so that Ray does not put the driver's
     working directory first on their sys.path. What Ray's C++ core logs meanwhile is captured (raylog.fd2_captured):
     passed on where the join succeeds, read for the cause (an authentication token refused) where it fails. A failure
@@ -224,7 +225,7 @@ def _join_cluster(address: str, requested: str, given: str, kwargs: dict) -> Non
         why = ray_reason(f"{failure}\n{text}" if "InvalidAuthToken" in text else str(failure))
         if isinstance(failure, ConnectionError) and "authentication token" not in why:
             raise no_cluster(requested, failure) from None
-        raise JobStopped(f"cannot join the Ray cluster at {given}: {why}") from failure
+        raise JobStopped(Wording("cannot join the Ray cluster at {given}: {why}", given=given, why=why)) from failure
 
 
 def no_cluster(address: str, exc: ConnectionError) -> WorkerError:
@@ -238,8 +239,8 @@ def no_cluster(address: str, exc: ConnectionError) -> WorkerError:
     else:
         lines = [ln.strip() for ln in ANSI.sub("", text).splitlines() if ln.strip()]
         why = f"could not join the cluster ({lines[0] if lines else type(exc).__name__})"
-    return WorkerError(f"--ray-address {address}: {why}; to run on this machine instead, give --workers N without "
-                       f"--ray-address")
+    return WorkerError(Wording("{ray_address} {address}: {why}; to run on this machine instead, give {workers} N "
+                               "without {ray_address}", address=address, why=why))
 
 
 def _own_working_directory() -> bool:

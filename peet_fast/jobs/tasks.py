@@ -8,8 +8,8 @@ import functools
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass
-from typing import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -20,6 +20,7 @@ from peet_fast.formats.pairs import TableWriter, sentence_format, table_format
 from peet_fast.formats.sentences import SentenceWriter
 from peet_fast.io import InputError, check_not_input, check_output, check_parent, lines_located, read_parallel
 from peet_fast.jobs.layout import iter_dataset_batches, shard_paths
+from peet_fast.jobs.errors import Wording, with_wording
 from peet_fast.jobs.local import LocalRunner
 from peet_fast.jobs.shards import (
     JobInterrupted,
@@ -54,39 +55,65 @@ class Featurized:
     shards: int | None        # None: written in this process to one file
 
 
-def featurize(source: Source, out: str, feature_set: str = "small", *, spacy_model: str | None = None,
-              batch_size: int = 256, shard_rows: int | None = None,
-              max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS, runner: Runner | None = None,
-              progress: ProgressFn | None = None, tokenise: bool = False, cache: dict | None = None) -> Featurized:
-    """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with tokenise; `cache`: the
-    annotator's parse-cache options, peet_fast.en.Annotator's cache, cache_dir, cache_max_size). `out` with a suffix
-    is one .parquet/.arrow file, written in this process from a text source, or from the shards of a scratch job
-    (scratch_job_dir) for a table of pairs or a distributed runner; otherwise `out` is a directory, a
-    resumable sharded job (part-*.parquet + _manifest.json) run on runner (default: this process), in shards of
-    shard_rows rows (None: chosen by jobs.sizing). A sentence over max_line_tokens (en.parse) is refused naming its
-    file and line."""
-    check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
+@dataclass(frozen=True)
+class JobOptions:
+    """How featurize() and score() parse and where their work runs, besides what they compute: the annotator's
+    options (spaCy pipeline, parse batch, tokenise: raw text through spaCy's tokenizer, max_line_tokens: en.parse's
+    line limits, cache: the parse-cache options, peet_fast.en.Annotator's cache, cache_dir, cache_max_size), and the
+    job's: shard_rows (None: chosen by jobs.sizing), runner (None: this process), progress (rows done, total)."""
+    spacy_model: str | None = None
+    batch_size: int = 256
+    tokenise: bool = False
+    max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS
+    cache: Mapping = field(default_factory=dict)
+    shard_rows: int | None = None
+    runner: Runner | None = None
+    progress: ProgressFn | None = None
+
+    def checked(self) -> Runner:
+        """Refuse a batch_size or shard_rows below 1 (JobOptionError naming it); the runner (default: this
+        process)."""
+        check_at_least_one(batch_size=self.batch_size, shard_rows=self.shard_rows)
+        return self.runner or LocalRunner()
+
+    def annotator_options(self) -> dict:
+        """peet_fast.en.Annotator's keyword arguments."""
+        return {"spacy_model": self.spacy_model, "batch_size": self.batch_size, "tokenise": self.tokenise,
+                "max_line_tokens": self.max_line_tokens, **self.cache}
+
+    def spec_options(self) -> dict:
+        """JobSpec's fields that these options set."""
+        return {"spacy_model": self.spacy_model, "batch_size": self.batch_size, "shard_rows": self.shard_rows,
+                "tokenise": self.tokenise, "max_line_tokens": self.max_line_tokens, "cache": dict(self.cache)}
+
+
+def featurize(source: Source, out: str, feature_set: str = "small", options: JobOptions | None = None) -> Featurized:
+    """Features of each (MO, TRG) pair of source (raw text tokenised by spaCy with options.tokenise). `out` with a
+    suffix is one .parquet/.arrow file, written in this process from a text source, or from the shards of a scratch
+    job (scratch_job_dir) for a table of pairs or a distributed runner; otherwise `out` is a directory, a resumable
+    sharded job (part-*.parquet + _manifest.json) run on options.runner (default: this process), in shards of
+    options.shard_rows rows (None: chosen by jobs.sizing). A sentence over options.max_line_tokens (en.parse) is
+    refused naming its file and line."""
+    opts = options if options is not None else JobOptions()
+    runner = opts.checked()
     check_not_input(out, source.paths)
-    runner = runner or LocalRunner()
-    spec = JobSpec("featurize", source, feature_set=feature_set, spacy_model=spacy_model, batch_size=batch_size,
-                   shard_rows=shard_rows, tokenise=tokenise, max_line_tokens=max_line_tokens, cache=dict(cache or {}))
+    spec = JobSpec("featurize", source, feature_set=feature_set, **opts.spec_options())
     if os.path.splitext(out)[1] != "":
         table_format(out)
         check_output(out)
         if source.kind != "text" or runner.distributed:
             # a table of pairs is read shard by shard, and workers write shards: a scratch job, then one file
             with scratch_job_dir(out, runner) as job:
-                manifest = run_job(spec, job, runner, progress)
+                manifest = run_job(spec, job, runner, opts.progress)
                 schema, batches = iter_dataset_batches(job)
                 with TableWriter(out, schema) as writer:
                     for batch in batches:
                         writer.write(batch)
             return Featurized(manifest.total, None)
-        annotator = functools.partial(Annotator, spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
-                                      max_line_tokens=max_line_tokens, **(cache or {}))
-        return Featurized(_featurize_file(source, out, feature_set, annotator, progress), None)
+        annotator = functools.partial(Annotator, **opts.annotator_options())
+        return Featurized(_featurize_file(source, out, feature_set, annotator, opts.progress), None)
     check_job_dir(out)
-    manifest = run_job(spec, out, runner, progress)
+    manifest = run_job(spec, out, runner, opts.progress)
     return Featurized(manifest.total, len(manifest.done))
 
 
@@ -164,8 +191,8 @@ def scratch_job_dir(out: str | None, runner: Runner) -> Iterator[str]:
             raise
         what = (exc.strerror or str(exc)).split(" (shard ")[0]
         if out is None:
-            raise OSError(exc.errno, f"{what} (the temporary directory of a --workers run)",
-                          os.path.dirname(scratch)) from exc
+            where = Wording("{what} (the temporary directory of a {workers} run)", what=what)
+            raise with_wording(OSError(exc.errno, str(where), os.path.dirname(scratch)), where) from exc
         raise OSError(exc.errno, f"{what} (writing its shards in a temporary directory beside it)", out) from exc
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -194,19 +221,17 @@ def _featurize_file(source: Source, out: str, feature_set: str, load_annotator: 
 
 
 def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_dir: str | None = None, *,
-          contributions: bool = False, edits: bool = False, spacy_model: str | None = None, batch_size: int = 256,
-          shard_rows: int | None = None, max_line_tokens: int = DEFAULT_MAX_LINE_TOKENS,
-          runner: Runner | None = None, progress: ProgressFn | None = None, names: Sequence[str] | None = None,
-          tokenise: bool = False, cache: dict | None = None) -> list[SystemScore]:
+          contributions: bool = False, edits: bool = False, names: Sequence[str] | None = None,
+          options: JobOptions | None = None) -> list[SystemScore]:
     """PEET of each system (hypothesis file) against the references, in input order. The per-sentence rows (system,
     sentence, reference, features, seconds, with contributions each feature's share, with edits the pair's M2 ``A``
     lines) go to out_dir: a directory (an existing one, or a name without a suffix) runs a resumable sharded job,
-    DIR/part-*.parquet, on runner (default: this process; shard_rows None: jobs.sizing's size); a
+    DIR/part-*.parquet, on options.runner (default: this process; options.shard_rows None: jobs.sizing's size); a
     .tsv/.csv/.jsonl/.parquet/.arrow file is written in this process (formats.sentences), or from the shards of a
-    scratch job (scratch_job_dir) where runner is distributed. Without out_dir, computed in this process, or by a
-    scratch job on a distributed runner. Systems are named `names` (one per file) or after their files; tokenise:
-    the texts are raw (spaCy's tokenizer, as `m2 -tok`); `cache`: the annotator's parse-cache options
-    (peet_fast.en.Annotator's cache, cache_dir, cache_max_size)."""
+    scratch job (scratch_job_dir) where the runner is distributed. Without out_dir, computed in this process, or by a
+    scratch job on a distributed runner. Systems are named `names` (one per file) or after their files; options: the
+    annotator's and the job's (JobOptions; tokenise: the texts are raw, spaCy's tokenizer as `m2 -tok`)."""
+    opts = options if options is not None else JobOptions()
     names = system_names(hyp_files, names)
     check_not_input(out_dir, [*hyp_files, *ref_files])
     to_file = out_dir is not None and is_sentence_file(out_dir)
@@ -214,8 +239,7 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
         check_output(out_dir)
     elif out_dir is not None:
         check_job_dir(out_dir)
-    check_at_least_one(batch_size=batch_size, shard_rows=shard_rows)
-    runner = runner or LocalRunner()
+    runner = opts.checked()
     for option, given in (("contributions", contributions), ("edits", edits)):
         if given and out_dir is None:
             raise JobOptionError(option, "needs a per-sentence output (a file or a directory)")
@@ -223,28 +247,27 @@ def score(hyp_files: Sequence[str], ref_files: Sequence[str], model: Model, out_
     if (out_dir is None or to_file) and not runner.distributed:
         texts = read_parallel([*hyp_files, *ref_files])
         hyps, refs = texts[:len(hyp_files)], texts[len(hyp_files):]
-        annotator = Annotator(spacy_model=spacy_model, batch_size=batch_size, tokenise=tokenise,
-                              max_line_tokens=max_line_tokens, **(cache or {}))
+        annotator = Annotator(**opts.annotator_options())
         with lines_located(list(zip([*hyp_files, *ref_files], texts))):
-            return score_in_process(annotator, model, names, hyps, refs, out_dir, hyp_files=hyp_files,
-                                    contributions=contributions, edits=edits, progress=progress)
+            return score_in_process(annotator, model, names, hyps, refs,
+                                    SentenceOutput(out_dir, contributions=contributions, edits=edits),
+                                    hyp_files=hyp_files, progress=opts.progress)
     extra = {k: True for k, v in (("contributions", contributions), ("edits", edits)) if v}
     spec = JobSpec("score", text_source([*hyp_files, *ref_files]), feature_set=model.feature_set,
-                   model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), spacy_model=spacy_model,
-                   batch_size=batch_size, shard_rows=shard_rows, tokenise=tokenise,
-                   max_line_tokens=max_line_tokens, extra=extra, cache=dict(cache or {}))
+                   model=model.to_json(), system_names=tuple(names), n_refs=len(ref_files), extra=extra,
+                   **opts.spec_options())
     if out_dir is None or to_file:       # workers write shards: a scratch job, then its summary and the one file
         import pyarrow as pa
 
         with scratch_job_dir(out_dir, runner) as job:
-            manifest = run_job(spec, job, runner, progress)
+            manifest = run_job(spec, job, runner, opts.progress)
             if to_file:
                 schema, batches = iter_dataset_batches(job)
                 with SentenceWriter(out_dir, schema) as writer:
                     for batch in batches:
                         writer.write(pa.Table.from_batches([batch]))
             return score_summary(job, names, hyp_files, manifest.total)
-    manifest = run_job(spec, out_dir, runner, progress)
+    manifest = run_job(spec, out_dir, runner, opts.progress)
     return score_summary(out_dir, names, hyp_files, manifest.total)
 
 
@@ -257,35 +280,45 @@ def is_sentence_file(out: str) -> bool:
     return True
 
 
+@dataclass(frozen=True)
+class SentenceOutput:
+    """Where score_in_process's per-sentence rows go, and their optional columns: `out`, a file (SentenceWriter;
+    None: none), and/or on_table, given each chunk's table; contributions adds each feature's share of the seconds
+    (contrib:<feature>), edits the pair's M2 ``A`` lines."""
+    out: str | None = None
+    contributions: bool = False
+    edits: bool = False
+    on_table: Callable | None = None
+
+
 def score_in_process(annotator, model: Model, names: Sequence[str], hyps: Sequence[Sequence[str]],
-                     refs: Sequence[Sequence[str]], out: str | None = None, *, hyp_files: Sequence[str] | None = None,
-                     contributions: bool = False, edits: bool = False, progress: ProgressFn | None = None,
-                     on_table: Callable | None = None) -> list[SystemScore]:
+                     refs: Sequence[Sequence[str]], output: SentenceOutput | None = None, *,
+                     hyp_files: Sequence[str] | None = None, progress: ProgressFn | None = None) -> list[SystemScore]:
     """Score texts in this process: PEET of each system (named `names`; `file` is its hyp_files entry, else its
-    name), with the per-sentence tables of each chunk written to the file `out` (SentenceWriter) and/or passed to
-    on_table."""
+    name), with the per-sentence tables of each chunk written as `output` says (none by default)."""
+    output = output if output is not None else SentenceOutput()
     n = len(refs[0]) if refs else 0
     files = list(hyp_files) if hyp_files is not None else list(names)
-    sinks = [] if on_table is None else [on_table]
+    sinks = [] if output.on_table is None else [output.on_table]
     # chunks of about PIECE_SENTENCES sentences, and the parser's batches inside them: progress every second or two
     chunk = piece_rows(len(hyps) + len(refs))
     meter = RowMeter(annotator, n, chunk, (lambda rows: progress(rows, n)) if progress is not None else lambda r: None)
 
     def on_chunk(ch) -> None:
         if sinks:
-            table = sentence_table(model, names, ch, contributions)
+            table = sentence_table(model, names, ch, output.contributions)
             for sink in sinks:
                 sink(table)
         meter.advance(ch.stop)
 
     def run() -> list[SystemScore]:
         with meter:
-            return score_systems(annotator, model, files, hyps, refs, chunk, on_chunk=on_chunk, edits=edits,
+            return score_systems(annotator, model, files, hyps, refs, chunk, on_chunk=on_chunk, edits=output.edits,
                                  names=names)
 
-    if out is None:
+    if output.out is None:
         return run()
-    with SentenceWriter(out, sentence_schema(model, contributions, edits)) as writer:
+    with SentenceWriter(output.out, sentence_schema(model, output.contributions, output.edits)) as writer:
         sinks.append(writer.write)
         return run()
 

@@ -271,13 +271,14 @@ def test_a_shard_in_this_process_reports_rows_before_it_ends(tmp_path):
 
 
 def test_score_in_this_process_reports_more_often_than_per_2048_lines(tmp_path):
-    from peet_fast.jobs.tasks import score
+    from peet_fast.jobs.tasks import JobOptions, score
     from peet_fast.peet.model import load_model
 
     sample = FIXTURES / "sample"
     seen: list[int] = []
-    score([str(sample / "system_a.txt")], [str(sample / "reference.txt")], load_model(), spacy_model=SPACY_MODEL,
-          batch_size=4, cache={"cache": False}, progress=lambda done, total: seen.append(done))
+    score([str(sample / "system_a.txt")], [str(sample / "reference.txt")], load_model(),
+          options=JobOptions(spacy_model=SPACY_MODEL, batch_size=4, cache={"cache": False},
+                             progress=lambda done, total: seen.append(done)))
     assert len({d for d in seen if 0 < d < 36}) >= 2 and seen[-1] == 36, seen
 
 

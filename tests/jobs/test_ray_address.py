@@ -18,7 +18,21 @@ from peet_fast.cli import main
 from peet_fast.jobs.raystart import NO_USER_CLUSTER, user_cluster
 
 REPO = Path(__file__).resolve().parents[2]
-LINE = f"peet-fast featurize: error: {NO_USER_CLUSTER}"
+LINE = ("peet-fast featurize: error: --ray-address auto: no Ray cluster was started on this machine (`ray start`) and "
+        "RAY_ADDRESS is not set (a local Ray instance another run started for itself is never joined); to run on this "
+        "machine instead, give --workers N without --ray-address")
+
+
+def test_the_library_names_its_parameters_the_command_line_its_flags():
+    """The refusal as the Python API words it (runner_for's ray_address and workers), and as the command line
+    shows it (LINE: its flags)."""
+    from peet_fast.cli._common import error_line
+    from peet_fast.jobs import WorkerError
+
+    library = str(WorkerError(NO_USER_CLUSTER))
+    assert library.startswith("ray_address auto: no Ray cluster") and "give workers N without ray_address" in library
+    assert "--" not in library
+    assert error_line(WorkerError(NO_USER_CLUSTER)) == (1, LINE.removeprefix("peet-fast featurize: error: "))
 
 
 @pytest.fixture

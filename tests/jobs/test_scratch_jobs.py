@@ -140,3 +140,24 @@ def test_ctrl_c_says_nothing_was_written_and_leaves_nothing(tmp_path):
     assert [ln for ln in err.splitlines() if ln.startswith("peet-fast")] == [
         "peet-fast featurize: interrupted; no output written"], err
     assert sorted(p.name for p in tmp_path.iterdir()) == ["inject", "mo.txt", "pairs.tsv", "ref.txt", "trg.txt"]
+
+
+def test_a_full_disk_under_a_run_without_output_names_the_option_in_the_words_of_its_caller(tmp_path):
+    """A write that fails inside the scratch job of a run without an output (score on workers, no --out): the
+    library names its `workers` option, the command line its --workers flag; the file named is the temporary
+    directory the scratch job was in, which is removed."""
+    import errno
+
+    from peet_fast.cli._common import error_line
+    from peet_fast.jobs import LocalRunner
+    from peet_fast.jobs.tasks import scratch_job_dir
+
+    with pytest.raises(OSError) as caught:
+        with scratch_job_dir(None, LocalRunner()) as job:
+            scratch = os.path.dirname(job)
+            raise OSError(errno.ENOSPC, "No space left on device (shard 3)", os.path.join(job, "part-3.parquet"))
+    exc = caught.value
+    assert exc.errno == errno.ENOSPC and exc.filename == os.path.dirname(scratch) and not os.path.exists(scratch)
+    assert exc.strerror == "No space left on device (the temporary directory of a workers run)"
+    assert error_line(exc) == (1, f"{exc.filename}: No space left on device (the temporary directory of a --workers "
+                                  f"run)")
