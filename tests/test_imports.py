@@ -346,8 +346,7 @@ def test_internal_functions_take_at_most_eight_parameters():
 FLAG = re.compile(r"(?:^|[\s(\"'`/])--[a-z]")
 # modules below cli/ whose errors still spell out a command-line flag (TODO issue 34: name the parameter or the file,
 # and map it to the flag in cli/ as cli._common.flags_named does; meta_eval/ is being split by its own engineers)
-FLAG_TEXT_TODO = {"en/parse.py", "formats/systems.py", "jobs/annotated.py", "jobs/raystart.py", "jobs/tasks.py",
-                  "zh/resources.py"}
+FLAG_TEXT_TODO = {"jobs/annotated.py", "jobs/raystart.py", "jobs/tasks.py"}
 
 
 def flag_texts(tree: ast.AST) -> list[int]:
