@@ -44,7 +44,7 @@ def our_report(hyp: Path, ref: Path, mode: str, lang: str = "en") -> str:
 
     h, r = C.load_m2_pair(str(hyp), str(ref))
     sentences = span.m2_sentences(h), span.m2_sentences(r)
-    return span.format_results(span.compare_edits(*sentences, mode=mode, **span_rules(lang)))
+    return span.format_results(span.compare_edits(*sentences, span.SpanOptions(mode=mode, **span_rules(lang))))
 
 
 def best_of(fn, repeat: int) -> tuple[float, object]:

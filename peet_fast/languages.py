@@ -79,7 +79,7 @@ def load(lang: str = "en", **options) -> Annotator:
 
 
 def span_rules(lang: str) -> dict:
-    """The span-scoring options of a language (peet_fast.metrics.span.compare_edits keywords)."""
+    """The span-scoring rules of a language (fields of peet_fast.metrics.span.SpanOptions)."""
     return dict(language(lang).SPAN_RULES)
 
 

@@ -15,6 +15,7 @@ import threading
 from peet_fast.cache import DEFAULT_MAX_SIZE, parse_size
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
+from peet_fast.cli._flags import ANNOTATOR_FLAGS, SYSTEM_FLAGS, flag_worded, flags_named  # noqa: F401
 from peet_fast.cli._outputs import add_output_option, check_outputs, command_paths, mark_output  # noqa: F401
 from peet_fast.io import InputError
 from peet_fast.peet.model import ModelError
@@ -120,7 +121,7 @@ def error_line(exc: Exception) -> tuple[int, str] | None:
     for any other exception (a bug, shown with its traceback). An option the library's message names is named by
     its flag (OPTION_FLAGS)."""
     if isinstance(exc, USER_ERRORS):
-        return 2, _flagged(exc, str(exc))
+        return 2, flag_worded(exc, _flagged(exc, str(exc)))
     if isinstance(exc, OSError):
         from peet_fast.io import shown
 
@@ -129,7 +130,7 @@ def error_line(exc: Exception) -> tuple[int, str] | None:
     shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
     if shards is not None and isinstance(exc, shards.WorkerError):
         # 2: a cluster that failed under the job (JobStopped)
-        return getattr(exc, "exit_status", 1), _flagged(exc, str(exc))
+        return getattr(exc, "exit_status", 1), flag_worded(exc, _flagged(exc, str(exc)))
     return None
 
 
@@ -212,7 +213,8 @@ def hyp_systems(args) -> tuple[list[str], list[str]]:
     """(names, paths) of --hyp [NAME=]FILE ... and --names (formats.systems.named_systems)."""
     from peet_fast.formats.systems import named_systems
 
-    return named_systems(args.hyp, args.names)
+    with flags_named(SYSTEM_FLAGS):
+        return named_systems(args.hyp, args.names)
 
 
 def add_tokenize_option(p) -> None:
@@ -326,32 +328,6 @@ def cache_options(args) -> dict:
     return {option: convert(getattr(args, dest)) if convert else getattr(args, dest)
             for dest, (_, option, default, convert) in ANNOTATOR_FLAGS.items()
             if option.startswith("cache") and getattr(args, dest, default) != default}
-
-
-# command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
-ANNOTATOR_FLAGS = {
-    "spacy_model": ("--spacy-model", "spacy_model", None, None),
-    "batch_size": ("--batch-size", "batch_size", 256, None), "tok": ("-tok", "tokenise", False, None),
-    "lev": ("-lev", "lev", False, None),
-    "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
-    "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
-    "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
-    "max_line_tokens": ("--max-line-tokens", "max_line_tokens", DEFAULT_MAX_LINE_TOKENS, None),
-    "no_cache": ("--no-cache", "cache", False, lambda v: not v), "cache_dir": ("--cache-dir", "cache_dir", None, None),
-    "cache_max_size": ("--cache-max-size", "cache_max_size", DEFAULT_MAX_SIZE, None),
-}
-
-
-@contextlib.contextmanager
-def flags_named(flags: dict):
-    """Within the block, an InputError naming a library parameter (flags: parameter -> its flag) names the flag
-    instead: the library speaks of its parameters, the command line of its flags."""
-    try:
-        yield
-    except InputError as exc:
-        if type(exc) is InputError and exc.line is None and exc.path in flags:
-            raise InputError(flags[exc.path], exc.message) from None
-        raise
 
 
 def annotator_options(args, lang: str = "en", **options) -> dict:

@@ -12,6 +12,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     hyp_systems,
     annotators,
+    SYSTEM_FLAGS,
     flags_named,
     model_summary,
     print_model_line,
@@ -117,7 +118,7 @@ def ranking_from_args(args, annotator=None):
                       progress=lambda total: progress_for(args, total=total),
                       notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
                       hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=INPUT_FLAGS)
-    with flags_named({"metrics": "--metric"}):
+    with flags_named({"metrics": "--metric", **SYSTEM_FLAGS}):
         return rank_files(request, annotators(args) if annotator is None else annotator, hooks)
 
 

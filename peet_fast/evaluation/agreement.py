@@ -143,20 +143,20 @@ def agreement(annotator, src: Sequence[str], sets: Sequence[Sequence], files: Se
     alignments; its defaults when None), with the span rules of the annotator's language."""
     from peet_fast.languages import span_rules
     from peet_fast.metrics.errant import Errant
-    from peet_fast.metrics.span import compare_edits
+    from peet_fast.metrics.span import SpanOptions, compare_edits
 
     scorer = scorer if scorer is not None else Errant()
     beta, mode = scorer.beta, scorer.mode
     names = set_names(files)
     refs = draw_references(len(sets), sample, seed)
     edits = set_edits(annotator, src, sets, scorer.alignments)
-    options = dict(beta=beta, mode=mode, **span_rules(getattr(annotator, "lang", "en")), single=scorer.single,
-                   multi=scorer.multi, filt=scorer.filt)
-    scores = [SetScore(names[x], files[x], refs[x], compare_edits(edits[x], join_sets(edits, refs[x]), **options))
+    options = SpanOptions(beta, mode, **span_rules(getattr(annotator, "lang", "en")), single=scorer.single,
+                          multi=scorer.multi, filt=scorer.filt)
+    scores = [SetScore(names[x], files[x], refs[x], compare_edits(edits[x], join_sets(edits, refs[x]), options))
               for x in range(len(sets))]
     matrix = None
     if pairwise:
-        matrix = [[None if x == y else compare_edits(edits[x], edits[y], **options) for y in range(len(sets))]
+        matrix = [[None if x == y else compare_edits(edits[x], edits[y], options) for y in range(len(sets))]
                   for x in range(len(sets))]
     return Agreement(scores, beta, mode, sample, seed, matrix)
 

@@ -316,7 +316,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
 
     ``cleme`` is the evaluator's own score (dependent, length-weighted, merge distance 1) plus every variant."""
     from peet_fast.metrics import cleme as cl
-    from peet_fast.metrics.span import NOOP, compare_edits
+    from peet_fast.metrics.span import NOOP, SpanOptions, compare_edits
 
     pairs = [(s.source, s.target) for s in hyp] + [(s.source, s.target) for s in ref]
     unique = list(dict.fromkeys(pairs))
@@ -340,7 +340,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
         return {0: edits}
 
     result = compare_edits([pooled(annotated[p]) for p in pairs[:n]], [pooled(annotated[p]) for p in pairs[n:]],
-                           beta=beta, mode="cs", **span_rules(annotator.lang))
+                           SpanOptions(beta, "cs", **span_rules(annotator.lang)))
     p, r, f = cl.prf(result.tp, result.fp, result.fn, beta)
     cherrant = {"P": p, "R": r, fkey: f, "TP": result.tp, "FP": result.fp, "FN": result.fn}
     return {"cleme": cleme_out, "cherrant": cherrant}

@@ -1,6 +1,9 @@
 """Systems as a command line names them: --hyp PATH (named after its file) or NAME=PATH, or --names NAME ... beside
 plain paths; one name per system, two systems never named alike. The input side's rule, used by every command and
-by the API (peet.scoring, evaluation.rank, jobs.tasks take the names it gives)."""
+by the API (peet.scoring, evaluation.rank, jobs.tasks take the names it gives).
+
+Errors name the parameters (``hyps``, ``names``; in a message in backticks), or the spec at fault; the command line
+words them as its --hyp and --names (peet_fast.cli._common.flag_worded)."""
 from __future__ import annotations
 
 import os
@@ -14,37 +17,37 @@ def system_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def system_names(hyp_files: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
-    """The systems' names: `names` when given (one per file), else system_name of each hypothesis file. Two systems
-    with the same name are refused (InputError naming both files)."""
+def system_names(hyps: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
+    """The systems' names: `names` when given (one per hypothesis file of `hyps`), else system_name of each file.
+    Two systems with the same name are refused (InputError naming both files)."""
     if names is None:
-        names = [system_name(f) for f in hyp_files]
-    elif len(names) != len(hyp_files):
-        raise InputError("--names", f"gives {len(names)} name{'s' if len(names) != 1 else ''} for "
-                                    f"{len(hyp_files)} hypothesis files")
+        names = [system_name(f) for f in hyps]
+    elif len(names) != len(hyps):
+        raise InputError("names", f"gives {len(names)} name{'s' if len(names) != 1 else ''} for "
+                                  f"{len(hyps)} hypothesis files")
     first: dict[str, str] = {}
-    for name, path in zip(names, hyp_files):
+    for name, path in zip(names, hyps):
         if not name:
             raise InputError(path, "its system name is empty")
         if name in first:
-            raise InputError("--hyp", f"two systems are named {name!r}: {first[name]} and {path}; name them apart "
-                                      "(--hyp NAME=PATH ... or --names NAME ...)")
+            raise InputError("hyps", f"two systems are named {name!r}: {first[name]} and {path}; name them apart "
+                                     "(`hyps` NAME=PATH ... or `names` NAME ...)")
         first[name] = path
     return list(names)
 
 
-def named_systems(specs: Sequence[str], names: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+def named_systems(hyps: Sequence[str], names: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
     """(names, paths) of hypothesis specs as a command line gives them: PATH (named after the file name without
     extension) or NAME=PATH; with `names` (--names), the specs are paths taken literally (a path with '=' in it
-    needs this). Refused with InputError: an empty name, a path containing '=', NAME=PATH mixed with --names, and
+    needs this). Refused with InputError: an empty name, a path containing '=', NAME=PATH mixed with names, and
     two systems with the same name."""
     if names is not None:
-        for spec in specs:
+        for spec in hyps:
             if "=" in spec and not os.path.exists(spec):
-                raise InputError(spec, "no such file (with --names, --hyp takes paths as they are, not NAME=PATH)")
-        return system_names(list(specs), names), list(specs)
+                raise InputError(spec, "no such file (with `names`, `hyps` takes paths as they are, not NAME=PATH)")
+        return system_names(list(hyps), names), list(hyps)
     out_names, paths = [], []
-    for spec in specs:
+    for spec in hyps:
         if "=" not in spec:
             out_names.append(system_name(spec))
             paths.append(spec)
@@ -52,12 +55,12 @@ def named_systems(specs: Sequence[str], names: Sequence[str] | None = None) -> t
         name, path = spec.split("=", 1)
         if os.path.exists(spec):
             raise InputError(spec, "a path with '=' in it reads as NAME=PATH; give the paths as they are and the "
-                                   "names with --names NAME ...")
+                                   "names with `names` NAME ...")
         if not name:
             raise InputError(spec, "NAME=PATH with an empty name")
         if not path or "=" in path:
             raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: give the "
-                                   "paths as they are and the names with --names)")
+                                   "paths as they are and the names with `names`)")
         out_names.append(name)
         paths.append(path)
     return system_names(paths, out_names), paths

@@ -4,6 +4,7 @@ runner its caller chose (jobs.runner_for)."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import shutil
@@ -313,8 +314,8 @@ def score_in_process(annotator, model: Model, names: Sequence[str], hyps: Sequen
 
     def run() -> list[SystemScore]:
         with meter:
-            return score_systems(annotator, model, files, hyps, refs, chunk, on_chunk=on_chunk, edits=output.edits,
-                                 names=names)
+            scores = score_systems(annotator, model, files, hyps, refs, chunk, on_chunk=on_chunk, edits=output.edits)
+            return [dataclasses.replace(s, name=name) for s, name in zip(scores, names)]
 
     if output.out is None:
         return run()

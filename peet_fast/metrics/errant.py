@@ -62,14 +62,14 @@ class Errant(Metric):
 
     def system_stats(self, hyps: Sequence[Sequence[str]], data: EvalSet) -> list[np.ndarray]:
         from peet_fast.languages import span_rules
-        from peet_fast.metrics.span import compare_edits, sentence_counts
+        from peet_fast.metrics.span import SpanOptions, compare_edits, sentence_counts
 
         refs = self.reference_sentences(data)
-        rules = span_rules(data.options.get("lang", "en"))
+        options = SpanOptions(self.beta, self.mode, **span_rules(data.options.get("lang", "en")))
         out = []
         for hyp in self.hypothesis_sentences(hyps, data):
-            result = compare_edits(hyp, refs, beta=self.beta, mode=self.mode, **rules)
-            alone = sentence_counts(hyp, refs, beta=self.beta, mode=self.mode, **rules)
+            result = compare_edits(hyp, refs, options)
+            alone = sentence_counts(hyp, refs, options)
             out.append(np.concatenate([np.array(result.counts, dtype=np.float64).reshape(len(hyp), 3),
                                        np.array(alone, dtype=np.float64).reshape(len(hyp), 3)], axis=1))
             self._remember(out[-1], result)
@@ -113,8 +113,9 @@ class Errant(Metric):
                 given.notice(note)
         if given.verbose is not None and given.lang != "en" and given.notice is not None and given.verbose_note:
             given.notice(given.verbose_note)
-        result = span.compare_edits(hyp, ref, beta=self.beta, mode=self.mode, **span_rules(given.lang),
-                                    single=self.single, multi=self.multi, filt=self.filt, verbose=given.verbose,
+        options = span.SpanOptions(self.beta, self.mode, **span_rules(given.lang), single=self.single,
+                                   multi=self.multi, filt=self.filt)
+        result = span.compare_edits(hyp, ref, options, verbose=given.verbose,
                                     sources=texts if given.verbose is not None else None)
         summary = result.summary(self.cat or 3)
         summary.update({"lang": given.lang, "sentences": len(hyp)})

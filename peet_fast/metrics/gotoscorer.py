@@ -8,11 +8,12 @@ the errant edits of reference set ref_id. The systems' edits are the ``errant`` 
 for GTS's -hyp). Each sentence is cut into chunks as GTS's chunker does (every edit but noop/UNK/Um a chunk, every
 other token a chunk, an empty insertion slot before each chunk that does not follow an insertion, one at the end);
 each reference chunk is judged against a system's chunks as GTS's alignmenter does (ext/gotoscorer.pyx states the
-rule), giving (correct, modified). A chunk's weight is a - (n + b) / (N + c) (defaults 1, 0, 0: the share of N
-systems that got it wrong), n the systems that got it right, from (in this order of precedence):
-``no_weight`` (every chunk 1: GTS -no_weight); ``weight_file`` (a GTS weight file: -w_file; N from its first line,
-n per chunk); ``weight_systems`` (other outputs, given as line lists or paths); else the systems scored together
-(system_stats: the systems GTS's hyp M2 holds; a single system alone weighs every chunk it got right 0, as GTS does).
+rule), giving (correct, modified). A chunk's weight is a - (n + b) / (N + c) (``chunk_weight``, a ChunkWeight:
+defaults 1, 0, 0, the share of N systems that got it wrong), n the systems that got it right, from (in this order of
+precedence): ``no_weight`` (every chunk 1: GTS -no_weight); ``weight_file`` (a GTS weight file: -w_file; N from its
+first line, n per chunk); ``weight_systems`` (other outputs, given as line lists or paths); else the systems scored
+together (system_stats: the systems GTS's hyp M2 holds; a single system alone weighs every chunk it got right 0, as
+GTS does).
 Per chunk and system: modified and correct -> TP; modified and wrong -> FP, and FN too when the reference edits the
 chunk; unmodified and correct -> TN; unmodified and wrong -> FN. P = TP / (TP + FP), R = TP / (TP + FN), F_beta, and
 accuracy (TP + TN) / total weight, each 0 where its denominator is 0 (GTS's Score).
@@ -41,6 +42,7 @@ Per-sentence statistics, shape (n, 5): the weighted TP, FP, FN, TN and total wei
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from typing import NamedTuple, Sequence
 
 import numpy as np
@@ -124,6 +126,19 @@ def weight_file_text(n_systems: int, counts: np.ndarray, off: np.ndarray) -> str
     return "\n".join(lines) + "\n"
 
 
+@dataclass(frozen=True)
+class ChunkWeight:
+    """The weight of a reference chunk that n of N systems got right: a - (n + b) / (N + c) (the defaults give the
+    share of the N systems that got it wrong)."""
+    a: float = 1.0
+    b: float = 0.0
+    c: float = 0.0
+
+    def __post_init__(self):
+        for name in ("a", "b", "c"):
+            object.__setattr__(self, name, float(getattr(self, name)))
+
+
 @register
 class GoToScorer(Metric):
     name = "gotoscorer"
@@ -136,8 +151,8 @@ class GoToScorer(Metric):
               "gotoscorer_no_weight": "no_weight"}
 
     def __init__(self, beta: float = 0.5, ref_id: int = 0, weight_file: str | None = None,
-                 weight_systems: Sequence | None = None, no_weight: bool = False, a: float = 1.0, b: float = 0.0,
-                 c: float = 0.0, convention: str = "gts"):
+                 weight_systems: Sequence | None = None, no_weight: bool = False,
+                 chunk_weight: ChunkWeight = ChunkWeight(), convention: str = "gts"):
         from peet_fast.metrics.errant import Errant
 
         if convention not in CONVENTIONS:
@@ -152,7 +167,7 @@ class GoToScorer(Metric):
         self.weight_file = None if weight_file is None else os.fspath(weight_file)
         self.weight_systems = None if weight_systems is None else list(weight_systems)
         self.no_weight = bool(no_weight)
-        self.a, self.b, self.c = float(a), float(b), float(c)
+        self.chunk_weight = chunk_weight
         if beta != 0.5:
             self.title = self.label = f"GoToScorer F{beta:g}"
         self._errant = Errant()
@@ -269,9 +284,10 @@ class GoToScorer(Metric):
             weights = np.ones(len(gold.start), dtype=np.float64)
         else:
             n_systems, counts = self._counts(data, evaluations)
-            if n_systems + self.c == 0:
+            w = self.chunk_weight
+            if n_systems + w.c == 0:
                 raise InputError("gotoscorer", "N + c is 0: the weight a - (n + b) / (N + c) is undefined")
-            weights = self.a - (counts + self.b) / (n_systems + self.c)
+            weights = w.a - (counts + w.b) / (n_systems + w.c)
             self.correct_counts = (n_systems, counts)
         self.weights = weights
         starts = gold.off[:-1]

@@ -25,7 +25,7 @@ Exactly as errant_compare (errant 3.0.x) and ChERRANT's compare_m2_for_evaluatio
 - per-type counts: a TP under the reference edit's type, an FP under the hypothesis edit's, an FN under the
   reference edit's; ``single``/``multi``/``filt`` filters as the tools apply them;
 - ChERRANT's two differences from errant_compare are options of their own, both off by default; a language's
-  package declares the ones it uses (``peet_fast.languages.span_rules("zh")`` turns both on):
+  package declares the ones it uses (``SpanOptions(**peet_fast.languages.span_rules("zh"))`` turns both on):
   ``strip_cor_spaces`` removes spaces from corrections before matching, and ``skip_na`` skips a sentence whose only
   reference is one ``NA`` edit (a source that "cannot be annotated").
 
@@ -63,6 +63,25 @@ def f_score(tp: int, fp: int, fn: int, beta: float = 0.5) -> tuple[float, float,
     """(P, R, F_beta) rounded to 4 decimals, as errant_compare and ChERRANT report them."""
     p, r, f = prf(tp, fp, fn, beta)
     return round(p, 4), round(r, 4), round(f, 4)
+
+
+@dataclass(frozen=True)
+class SpanOptions:
+    """How compare_edits and sentence_counts score (see the module docstring): F_beta's beta, the mode (cs, cse, ds,
+    dt), ChERRANT's two rules (strip_cor_spaces, skip_na; peet_fast.languages.span_rules(lang) gives a language's),
+    and the tools' filters (single, multi, filt: types left out). An unknown mode is refused (ValueError)."""
+    beta: float = 0.5
+    mode: str = "cs"
+    strip_cor_spaces: bool = False
+    skip_na: bool = False
+    single: bool = False
+    multi: bool = False
+    filt: frozenset = frozenset()
+
+    def __post_init__(self):
+        if self.mode not in MODES:
+            raise ValueError(f"unknown mode {self.mode!r}; choose from {', '.join(MODES)}")
+        object.__setattr__(self, "filt", frozenset(self.filt))
 
 
 @dataclass
@@ -216,21 +235,17 @@ def _is_na(ref: dict) -> bool:
     return len(only) == 1 and next(iter(only.values()))[0] == "NA"
 
 
-def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
-                  strip_cor_spaces: bool = False, skip_na: bool = False, single: bool = False, multi: bool = False,
-                  filt: Iterable[str] = (), verbose: TextIO | None = None,
-                  sources: Sequence[str] | None = None) -> CompareResult:
-    """Score hypothesis sentences against reference sentences (same length, same source order); see the module
-    docstring for the edit format and the exact rules (strip_cor_spaces and skip_na: ChERRANT's two rules).
-    Returns a CompareResult (.tp .fp .fn .p .r .f .per_type). With `verbose`, errant_compare's -v report of every
-    sentence (each pair's edits and local/global scores, the chosen pair) is written there; `sources` are the
-    sentences' texts it shows."""
-    if mode not in MODES:
-        raise ValueError(f"unknown mode {mode!r}; choose from {', '.join(MODES)}")
+def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], options: SpanOptions = SpanOptions(), *,
+                  verbose: TextIO | None = None, sources: Sequence[str] | None = None) -> CompareResult:
+    """Score hypothesis sentences against reference sentences (same length, same source order) with `options` (a
+    SpanOptions: beta, mode, ChERRANT's two rules, the filters); see the module docstring for the edit format and
+    the exact rules. Returns a CompareResult (.tp .fp .fn .p .r .f .per_type). With `verbose`, errant_compare's -v
+    report of every sentence (each pair's edits and local/global scores, the chosen pair) is written there;
+    `sources` are the sentences' texts it shows."""
     if len(hyp) != len(ref):
         raise ValueError(f"hyp and ref differ in sentence count ({len(hyp)} vs {len(ref)})")
-    strip, skip = strip_cor_spaces, skip_na
-    filt = frozenset(filt)
+    beta, mode, single, multi, filt = options.beta, options.mode, options.single, options.multi, options.filt
+    strip, skip = options.strip_cor_spaces, options.skip_na
     totals = [0, 0, 0]
     per_type: dict[str, list[int]] = {}
     choices: list = []
@@ -259,19 +274,19 @@ def compare_edits(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: flo
     return CompareResult(totals[0], totals[1], totals[2], beta, mode, per_type, choices, counts)
 
 
-def sentence_counts(hyp: Sequence[Sentence], ref: Sequence[Sentence], *, beta: float = 0.5, mode: str = "cs",
-                    strip_cor_spaces: bool = False, skip_na: bool = False, single: bool = False, multi: bool = False,
-                    filt: Iterable[str] = ()) -> list[tuple[int, int, int]]:
+def sentence_counts(hyp: Sequence[Sentence], ref: Sequence[Sentence],
+                    options: SpanOptions = SpanOptions()) -> list[tuple[int, int, int]]:
     """Per sentence, the (TP, FP, FN) of the (hyp candidate, ref candidate) pair best for that sentence alone: the
     highest unrounded F_beta, then more TP, fewer FP, fewer FN, then the first pair in file order (gec-metrics'
     sentence-level ERRANT, ``ERRANT.score_sentence``; compare_edits instead chooses by the running corpus F). A
     skipped (NA) sentence gives (0, 0, 0)."""
-    filt = frozenset(filt)
+    beta, mode, single, multi, filt = options.beta, options.mode, options.single, options.multi, options.filt
+    strip = options.strip_cor_spaces
     out = []
     for h_sent, r_sent in zip(hyp, ref):
-        h_dict = _candidates(h_sent, mode, strip_cor_spaces, single, multi, filt)
-        r_dict = _candidates(r_sent, mode, strip_cor_spaces, single, multi, filt)
-        if skip_na and _is_na(r_dict):
+        h_dict = _candidates(h_sent, mode, strip, single, multi, filt)
+        r_dict = _candidates(r_sent, mode, strip, single, multi, filt)
+        if options.skip_na and _is_na(r_dict):
             out.append((0, 0, 0))
             continue
         best = None

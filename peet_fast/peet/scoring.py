@@ -19,7 +19,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 
 from peet_fast.en.features import feature_names, featurize
-from peet_fast.formats.systems import system_names
+from peet_fast.formats.systems import system_name
 from peet_fast.peet.model import Model, check_source_mode
 
 DEFAULT_CHUNK = 2048
@@ -88,10 +88,10 @@ def pair_edits(annotator, mo: Sequence[str], trg: Sequence[str], ref_ids: Sequen
 
 def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
                   refs: Sequence[Sequence[str]], chunk: int = DEFAULT_CHUNK,
-                  on_chunk: Callable[[Chunk], None] | None = None, *, edits: bool = False,
-                  names: Sequence[str] | None = None) -> list[SystemScore]:
-    """PEET of each system (unsorted, in input order; named `names`, or after their files); on_chunk sees each
-    chunk's per-sentence results (with their edits if `edits`)."""
+                  on_chunk: Callable[[Chunk], None] | None = None, *, edits: bool = False) -> list[SystemScore]:
+    """PEET of each system (unsorted, in input order; named after their files, formats.systems.system_name: a
+    caller with names of its own gives them with dataclasses.replace); on_chunk sees each chunk's per-sentence
+    results (with their edits if `edits`)."""
     parts: list[list[np.ndarray]] = [[] for _ in hyps]
     words: list[list[np.ndarray]] = [[] for _ in hyps]
     for ch in score_chunks(annotator, model, hyps, refs, chunk, edits=edits):
@@ -101,7 +101,7 @@ def score_systems(annotator, model: Model, hyp_files: Sequence[str], hyps: Seque
         if on_chunk is not None:
             on_chunk(ch)
     n = len(refs[0]) if refs else 0
-    names = system_names(hyp_files, names)
+    names = [system_name(f) for f in hyp_files]     # no check for two alike: a caller's own names may differ
     return [system_score(names[s], f, parts[s], words[s], n) for s, f in enumerate(hyp_files)]
 
 

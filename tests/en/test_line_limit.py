@@ -80,8 +80,9 @@ def check_refused(capsys, parsed_lengths, argv, where, out=None):
 
 def test_refused_naming_file_and_line(huge, tmp_path, capsys, parsed_lengths):
     mo, trg = huge
-    check_refused(capsys, parsed_lengths, ["m2", "-orig", str(mo), "-cor", str(trg), "-out", str(tmp_path / "o.m2")],
-                  f"{mo}:3", tmp_path / "o.m2")
+    err = check_refused(capsys, parsed_lengths, ["m2", "-orig", str(mo), "-cor", str(trg), "-out",
+                                                 str(tmp_path / "o.m2")], f"{mo}:3", tmp_path / "o.m2")
+    assert err.endswith("of 10,000 (--max-line-tokens N raises it, 0 lifts it)"), err     # the flag
     check_refused(capsys, parsed_lengths, ["featurize", "--mo", str(mo), "--trg", str(trg), "--out",
                                            str(tmp_path / "f.parquet")], f"{mo}:3", tmp_path / "f.parquet")
     check_refused(capsys, parsed_lengths, ["score", "--hyp", str(mo), "--ref", str(trg)], f"{mo}:3")
@@ -114,11 +115,13 @@ def test_byte_limit_and_lifting(tmp_path):
     parser = Parser.__new__(Parser)            # the check alone: no pipeline needed
     parser.max_line_tokens = 10_000
     one_token = "x" * (MAX_LINE_BYTES + 1)
-    with pytest.raises(LineTooLong, match=r"1,048,577 bytes, over the limit of 1,048,576"):
+    with pytest.raises(LineTooLong, match=r"1,048,577 bytes, over the limit of 1,048,576 \(`max_line_tokens=0` "
+                                          r"lifts it\)$"):     # the library names its parameter, not the flag
         parser.check_length(one_token)
     parser.check_length("x" * MAX_LINE_BYTES)     # at the limit: accepted
     parser.check_length(words(10_000))
-    with pytest.raises(LineTooLong, match="10,001 tokens"):
+    with pytest.raises(LineTooLong, match=r"10,001 tokens, over the limit of 10,000 \(`max_line_tokens=N` raises "
+                                          r"it, 0 lifts it\)$"):
         parser.check_length(words(10_001))
     parser.max_line_tokens = 0
     parser.check_length(one_token)

@@ -88,15 +88,19 @@ def test_language_declares_its_span_rules():
     def counts(r):
         return r.tp, r.fp, r.fn, r.choices
 
-    zh = S.compare_edits(hyp, ref, **span_rules("zh"))
+    zh = S.compare_edits(hyp, ref, S.SpanOptions(**span_rules("zh")))
     assert counts(zh) == (1, 0, 0, [(0, 0), None])
-    assert counts(S.compare_edits(hyp, ref, strip_cor_spaces=True, skip_na=True)) == counts(zh)
-    assert counts(S.compare_edits(hyp, ref, strip_cor_spaces=True)) == (1, 1, 1, [(0, 0), (0, 0)])    # NA: an FN
-    assert counts(S.compare_edits(hyp, ref, skip_na=True)) == (0, 1, 1, [(0, 0), None])
+    assert counts(S.compare_edits(hyp, ref, S.SpanOptions(strip_cor_spaces=True, skip_na=True))) == counts(zh)
+    # without skip_na the NA sentence is scored: its NA edit an FN
+    assert counts(S.compare_edits(hyp, ref, S.SpanOptions(strip_cor_spaces=True))) == (1, 1, 1, [(0, 0), (0, 0)])
+    assert counts(S.compare_edits(hyp, ref, S.SpanOptions(skip_na=True))) == (0, 1, 1, [(0, 0), None])
     assert counts(S.compare_edits(hyp, ref)) == (0, 2, 2, [(0, 0), (0, 0)])
-    assert counts(S.compare_edits(hyp, ref, **span_rules("en"))) == (0, 2, 2, [(0, 0), (0, 0)])
+    assert counts(S.compare_edits(hyp, ref, S.SpanOptions(**span_rules("en")))) == (0, 2, 2, [(0, 0), (0, 0)])
     with pytest.raises(ValueError, match="unknown language 'de'; choose from en, zh"):
         span_rules("de")
+    with pytest.raises(ValueError, match="unknown mode 'xx'; choose from cs, cse, ds, dt"):
+        S.SpanOptions(mode="xx")
+    assert S.SpanOptions(filt=["M:DET", "M:DET"]).filt == frozenset({"M:DET"})
 
 
 # --- Chinese: ChERRANT's rules, hand-computed on a small fixture ---------------------------------------------------------

