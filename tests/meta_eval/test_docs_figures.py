@@ -212,8 +212,8 @@ def test_gmeg_fixture_table_is_its_summary():
 def test_gmeg_example_is_the_fixture():
     """The docs' FCE dev example is the two commands make_docs_figures.py runs, and prints the fixture's first table."""
     text = DOC.read_text(encoding="utf-8")
-    m = re.search(r"```\n\$ (peet-fast m2 -orig \.\./shared/corpora/gmeg/.*?)\n(?!\s)\$ (peet-fast meta-eval .*?)\n(?!\s)"
-                  r"(.*?)```", text, re.S)
+    m = re.search(r"```\n\$ (peet-fast m2 -orig \.\./shared/corpora/gmeg/.*?)\n(?!\s)"
+                  r"\$ (peet-fast meta-eval .*?)\n(?!\s)(.*?)```", text, re.S)
     assert m, "no GMEG example in docs/meta-eval.md"
     words = [m.group(k).replace("\\\n", " ").split() for k in (1, 2)]
     assert words == load_make().gmeg_commands("fce", "dev", "../shared/corpora", "gmeg-fce-dev.m2")
