@@ -72,6 +72,21 @@ def test_csv_alone_gives_the_system_level_only(tiny):
     assert "acc" not in out.stdout and "human r" in out.stdout
 
 
+def test_csv_alone_with_bootstrap_has_no_sentence_comparison(tiny):
+    """--human CSV alone with --bootstrap: the comparison of two metrics is Williams' test only (no judgments, so no
+    paired bootstrap of the sentence level: neither an empty entry in the summary nor an empty one in the table)."""
+    (tiny / "Y2").write_text("a c\na b\n", encoding="utf-8")
+    (tiny / "h.csv").write_text("system,score\nX,4\nY2,3\nY,2\nZ,1\n", encoding="utf-8")
+    out = run_cli("meta-eval", "--outputs", *(f"{s}={tiny / s}" for s in ("X", "Y2", "Y", "Z")), "--human",
+                  tiny / "h.csv", "--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer", "gleu",
+                  "--bootstrap", "20", "--summary", tiny / "s.json")
+    assert out.returncode == 0, out.stderr
+    (c,) = json.loads((tiny / "s.json").read_text())["comparisons"]
+    assert c["metrics"] == ["wer", "gleu"] and set(c) == {"metrics", "system"}
+    (line,) = [ln for ln in out.stdout.splitlines() if ln.startswith("wer > gleu?")]
+    assert line.startswith("wer > gleu? Williams (system, Pearson): human p=") and "bootstrap" not in line
+
+
 @pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "runs", "lib"])
 def test_bad_input(tiny, case):
     common = ["--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer"]

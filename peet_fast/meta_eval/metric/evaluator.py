@@ -303,7 +303,8 @@ class MetaEval:
             hs = [h[s] for s in systems]
             r12, r13 = SY.correlation(xa, hs)["pearson"], SY.correlation(xb, hs)["pearson"]
             out["system"][name] = SG.williams(r12, r13, r23, len(systems))
-        if bootstrap and self.scored(first).sentence is not None and self.scored(second).sentence is not None:
+        if (bootstrap and self.dataset.judgments and self.scored(first).sentence is not None
+                and self.scored(second).sentence is not None):     # own data with --human alone: no judgments
             out["sentence"] = {j: {"p": SG.paired_p(self.sentence_resamples(first, j, bootstrap, seed),
                                                     self.sentence_resamples(second, j, bootstrap, seed))}
                                for j in self.dataset.judgment_names}
