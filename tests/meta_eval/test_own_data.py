@@ -87,7 +87,8 @@ def test_csv_alone_with_bootstrap_has_no_sentence_comparison(tiny):
     assert line.startswith("wer > gleu? Williams (system, Pearson): human p=") and "bootstrap" not in line
 
 
-@pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "runs", "lib"])
+@pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "runs", "no-gold",
+                                  "lib"])
 def test_bad_input(tiny, case):
     common = ["--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer"]
     outputs = [f"{s}={tiny / s}" for s in "XYZ"]
@@ -111,7 +112,15 @@ def test_bad_input(tiny, case):
         out = run_cli("meta-eval", "--outputs", *outputs, "--judgments", tiny / "j.xml", "--human-method", "ts",
                       "--human-runs", "0", *common)
         want = ["--human-runs", "1 to 100,000"]
+    elif case == "no-gold":                   # m2 scores against edits: text references are not enough
+        out = run_cli("meta-eval", "--outputs", *outputs, "--human", tiny / "h.csv", "--human-ignore", "ref",
+                      "--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer", "m2")
+        want = ["--gold:", "the m2 metric needs a gold M2", "peet-fast m2 -orig"]
     else:
+        with pytest.raises(InputError) as err:
+            peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"],
+                                judgments=tiny / "j.xml").scored("sentm2")
+        assert err.value.path == "gold" and "the sentm2 metric needs a gold M2" in str(err.value)
         with pytest.raises(InputError) as err:
             peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"],
                                 judgments=tiny / "j.xml", human_method="median")

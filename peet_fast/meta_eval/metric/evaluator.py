@@ -150,6 +150,10 @@ class MetaEval:
             return got
         if self.pool is not None:
             return self._from_pool(metric)
+        if metric.needs_gold and self.dataset.gold is None:     # own data given as sources and text references
+            raise InputError("gold", f"the {metric.name} metric needs a gold M2 (it scores edits), not text "
+                                     "references: give one instead of src and references (`peet-fast m2 -orig SRC "
+                                     "-cor REF ... -out GOLD.m2` extracts one from them with ERRANT)")
         import time
 
         t0 = time.perf_counter()
