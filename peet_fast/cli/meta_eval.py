@@ -152,7 +152,7 @@ def print_tables(summary: dict, out=None) -> None:
         parts = [f"{HUMAN_TITLES[h]} p={_p(w['p'])}" for h, w in c["system"].items()]
         parts += [f"{j} p={_p(v['p'])}" for j, v in c.get("sentence", {}).items()]
         print(f"{a} > {b}? Williams (system, Pearson): " + ", ".join(parts[:len(c['system'])])
-              + ("; paired bootstrap (sentence): " + ", ".join(parts[len(c['system']):]) if "sentence" in c else ""),
+              + ("; paired bootstrap (sentence): " + ", ".join(parts[len(c['system']):]) if c.get("sentence") else ""),
               file=out)
 
 

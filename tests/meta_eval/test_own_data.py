@@ -72,7 +72,23 @@ def test_csv_alone_gives_the_system_level_only(tiny):
     assert "acc" not in out.stdout and "human r" in out.stdout
 
 
-@pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "runs", "lib"])
+def test_csv_alone_with_bootstrap_has_no_sentence_comparison(tiny):
+    """--human CSV alone with --bootstrap: the comparison of two metrics is Williams' test only (no judgments, so no
+    paired bootstrap of the sentence level: neither an empty entry in the summary nor an empty one in the table)."""
+    (tiny / "Y2").write_text("a c\na b\n", encoding="utf-8")
+    (tiny / "h.csv").write_text("system,score\nX,4\nY2,3\nY,2\nZ,1\n", encoding="utf-8")
+    out = run_cli("meta-eval", "--outputs", *(f"{s}={tiny / s}" for s in ("X", "Y2", "Y", "Z")), "--human",
+                  tiny / "h.csv", "--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer", "gleu",
+                  "--bootstrap", "20", "--summary", tiny / "s.json")
+    assert out.returncode == 0, out.stderr
+    (c,) = json.loads((tiny / "s.json").read_text())["comparisons"]
+    assert c["metrics"] == ["wer", "gleu"] and set(c) == {"metrics", "system"}
+    (line,) = [ln for ln in out.stdout.splitlines() if ln.startswith("wer > gleu?")]
+    assert line.startswith("wer > gleu? Williams (system, Pearson): human p=") and "bootstrap" not in line
+
+
+@pytest.mark.parametrize("case", ["unjudged", "judged-without-output", "short", "unknown-csv", "runs", "no-gold",
+                                  "lib"])
 def test_bad_input(tiny, case):
     common = ["--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer"]
     outputs = [f"{s}={tiny / s}" for s in "XYZ"]
@@ -96,7 +112,15 @@ def test_bad_input(tiny, case):
         out = run_cli("meta-eval", "--outputs", *outputs, "--judgments", tiny / "j.xml", "--human-method", "ts",
                       "--human-runs", "0", *common)
         want = ["--human-runs", "1 to 100,000"]
+    elif case == "no-gold":                   # m2 scores against edits: text references are not enough
+        out = run_cli("meta-eval", "--outputs", *outputs, "--human", tiny / "h.csv", "--human-ignore", "ref",
+                      "--src", tiny / "src", "--ref", tiny / "ref", "--metric", "wer", "m2")
+        want = ["--gold:", "the m2 metric needs a gold M2", "peet-fast m2 -orig"]
     else:
+        with pytest.raises(InputError) as err:
+            peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"],
+                                judgments=tiny / "j.xml").scored("sentm2")
+        assert err.value.path == "gold" and "the sentm2 metric needs a gold M2" in str(err.value)
         with pytest.raises(InputError) as err:
             peet_fast.meta_eval(outputs={s: tiny / s for s in "XYZ"}, src=tiny / "src", references=[tiny / "ref"],
                                 judgments=tiny / "j.xml", human_method="median")

@@ -150,6 +150,10 @@ class MetaEval:
             return got
         if self.pool is not None:
             return self._from_pool(metric)
+        if metric.needs_gold and self.dataset.gold is None:     # own data given as sources and text references
+            raise InputError("gold", f"the {metric.name} metric needs a gold M2 (it scores edits), not text "
+                                     "references: give one instead of src and references (`peet-fast m2 -orig SRC "
+                                     "-cor REF ... -out GOLD.m2` extracts one from them with ERRANT)")
         import time
 
         t0 = time.perf_counter()
@@ -303,7 +307,8 @@ class MetaEval:
             hs = [h[s] for s in systems]
             r12, r13 = SY.correlation(xa, hs)["pearson"], SY.correlation(xb, hs)["pearson"]
             out["system"][name] = SG.williams(r12, r13, r23, len(systems))
-        if bootstrap and self.scored(first).sentence is not None and self.scored(second).sentence is not None:
+        if (bootstrap and self.dataset.judgments and self.scored(first).sentence is not None
+                and self.scored(second).sentence is not None):     # own data with --human alone: no judgments
             out["sentence"] = {j: {"p": SG.paired_p(self.sentence_resamples(first, j, bootstrap, seed),
                                                     self.sentence_resamples(second, j, bootstrap, seed))}
                                for j in self.dataset.judgment_names}
