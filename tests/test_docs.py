@@ -20,6 +20,11 @@ ends ignored). The blocks of one file run in order, in one temporary directory h
 tests/ and to ../shared (so paths relative to the checkout and files an earlier block wrote both work), with this
 project's peet-fast first on PATH and the suite's temporary parse cache.
 
+A slow shell example's output is also kept in tests/fixtures/docs_slow.json, recorded by its last slow run
+(regenerate: `PEET_FAST_DOCS_SLOW=1 PEET_FAST_DOCS_RECORD=1 python -m pytest tests/test_docs.py`), and the default
+suite checks every slow example's figures against that recording (test_slow_examples_equal_their_recorded_run);
+docs/meta-eval.md's slow examples are checked against their own fixtures by tests/meta_eval/test_docs_figures.py.
+
 Python examples (```python) run with exec, in one namespace per file, in order, in that file's directory; a top-level
 line `EXPR  # -> TEXT` also checks that repr(EXPR) == TEXT.
 """
@@ -238,6 +243,58 @@ def normal(lines: list[str]) -> list[str]:
 
 
 SEP = "@@peet-fast-docs@@"
+RECORDED = ROOT / "tests" / "fixtures" / "docs_slow.json"
+# slow examples whose figures another default-suite test checks against fixtures of its own
+CHECKED_ELSEWHERE = {"docs/meta-eval.md": "tests/meta_eval/test_docs_figures.py (make_docs_figures.py's fixtures)"}
+
+
+def slow_key(block: Block) -> str:
+    """A slow example's key in the recording: its file and its commands (not its line, which edits above move)."""
+    path = block.path.relative_to(ROOT).as_posix()
+    return path + "\n" + "\n".join(cmd for cmd, _ in split_commands(block.text))
+
+
+def record_slow_run(block: Block, runs: list[tuple[str, list[str], int]]) -> None:
+    """Keep what a slow example's commands printed (stdout, normalised) and their exit statuses."""
+    import json
+
+    kept = json.loads(RECORDED.read_text(encoding="utf-8")) if RECORDED.exists() else {}
+    kept[slow_key(block)] = [{"command": cmd, "stdout": out, "status": status} for cmd, out, status in runs]
+    RECORDED.write_text(json.dumps(dict(sorted(kept.items())), indent=1, ensure_ascii=False) + "\n",
+                        encoding="utf-8")
+
+
+SLOW_SHELL = [b for b in EXAMPLES if "slow" in b.mods and b.kind == "shell"
+              and b.path.relative_to(ROOT).as_posix() not in CHECKED_ELSEWHERE]
+
+
+@pytest.mark.parametrize("block", SLOW_SHELL, ids=[b.id for b in SLOW_SHELL])
+def test_slow_examples_equal_their_recorded_run(block):
+    """A slow example's figures (skipped by default) are what its last slow run printed: the docs cannot drift from
+    the recording, and the slow run (PEET_FAST_DOCS_SLOW=1) checks the recording against the code."""
+    import json
+
+    kept = json.loads(RECORDED.read_text(encoding="utf-8")) if RECORDED.exists() else {}
+    runs = kept.get(slow_key(block))
+    assert runs is not None, (f"{block.id}: no recorded run; record it with PEET_FAST_DOCS_SLOW=1 "
+                              f"PEET_FAST_DOCS_RECORD=1 python -m pytest tests/test_docs.py")
+    want_exit = next((int(m[4:]) for m in block.mods if m.startswith("exit")), 0)
+    commands = split_commands(block.text)
+    assert [r["command"] for r in runs] == [cmd for cmd, _ in commands]
+    for k, ((cmd, expected), run) in enumerate(zip(commands, runs)):
+        assert run["status"] == (want_exit if k == len(commands) - 1 else 0), f"{block.id}: `{cmd}` {run}"
+        if "exit0" not in block.mods and normal(expected) and run["status"] == 0:
+            assert run["stdout"] == normal(expected), f"{block.id}: `{cmd}` printed when recorded:\n" + \
+                "\n".join(run["stdout"])
+
+
+def test_slow_run_recordings_are_all_in_use():
+    """No recording of an example that is gone or changed (it would no longer be checked)."""
+    import json
+
+    kept = json.loads(RECORDED.read_text(encoding="utf-8")) if RECORDED.exists() else {}
+    live = {slow_key(b) for b in SLOW_SHELL}
+    assert sorted(set(kept) - live) == []
 
 
 def run_shell(block: Block, cwd: Path) -> None:
@@ -250,6 +307,9 @@ def run_shell(block: Block, cwd: Path) -> None:
                          timeout=900)
     parts = re.split(rf"\n{SEP} (\d+)\n", res.stdout)
     assert len(parts) == 2 * len(commands) + 1, f"{block.id}: the script stopped early:\n{res.stdout}\n{res.stderr}"
+    if "slow" in block.mods and os.environ.get("PEET_FAST_DOCS_RECORD") == "1":
+        record_slow_run(block, [(cmd, normal(parts[2 * k].splitlines()), int(parts[2 * k + 1]))
+                                for k, (cmd, _) in enumerate(commands)])
     want_exit = next((int(m[4:]) for m in block.mods if m.startswith("exit")), 0)
     compare = "exit0" not in block.mods
     for k, (cmd, expected) in enumerate(commands):
