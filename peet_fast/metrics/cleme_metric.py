@@ -39,8 +39,10 @@ def _annotated_targets(annotator, sources: Sequence[str], targets: Sequence[str]
     return [annotation_target(a) for a in annotator.annotate_pairs(list(sources), list(targets))]
 
 
-# the last systems' annotated hypotheses: (EvalSet, hypotheses, targets), reused by the next metric on them
-_LAST: list = [None]
+# the last systems' annotated hypotheses: (EvalSet, hypotheses, targets), newest last, reused by the next metric on
+# them; a few kept, so that cleme then cleme2 over several datasets (a meta-evaluation) annotate each once
+_LAST: list = []
+_KEEP = 4
 
 
 def _totals(stats: np.ndarray, k: int) -> list[float]:
@@ -88,12 +90,14 @@ class _ChunkMetric(Metric):
         if data.annotator is None:
             raise ValueError(f"the {self.name} metric needs an annotator (EvalSet.annotator)")
         key = tuple(tuple(h) for h in hyps)
-        if _LAST[0] is not None and _LAST[0][0] is data and _LAST[0][1] == key:
-            flat = _LAST[0][2]                  # cleme then cleme2 on the same systems: annotated once
+        hit = next((entry for entry in _LAST if entry[0] is data and entry[1] == key), None)
+        if hit is not None:
+            flat = hit[2]                       # cleme then cleme2 on the same systems: annotated once
         else:
             flat = _annotated_targets(data.annotator(), [s for _ in hyps for s in data.sources],
                                       [t for h in hyps for t in h])
-            _LAST[0] = (data, key, flat)
+            _LAST.append((data, key, flat))
+            del _LAST[:-_KEEP]
         out = []
         for s in range(len(hyps)):
             sents = []
