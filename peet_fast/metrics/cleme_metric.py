@@ -45,6 +45,12 @@ _LAST: list = []
 _KEEP = 4
 
 
+def _same_inputs(a: EvalSet, b: EvalSet) -> bool:
+    """Whether two EvalSets annotate alike: the same one, or the same sources (object) and annotator factory (a
+    meta-evaluation gives each metric an EvalSet of its own over one dataset's sources and annotator)."""
+    return a is b or (a.sources is b.sources and a.annotator is b.annotator and a.annotator is not None)
+
+
 def _totals(stats: np.ndarray, k: int) -> list[float]:
     """The first k columns summed in sentence order, one addition at a time (as CLEME adds them)."""
     st = np.asarray(stats, dtype=np.float64)[:, :k]
@@ -90,7 +96,7 @@ class _ChunkMetric(Metric):
         if data.annotator is None:
             raise ValueError(f"the {self.name} metric needs an annotator (EvalSet.annotator)")
         key = tuple(tuple(h) for h in hyps)
-        hit = next((entry for entry in _LAST if entry[0] is data and entry[1] == key), None)
+        hit = next((entry for entry in _LAST if _same_inputs(entry[0], data) and entry[1] == key), None)
         if hit is not None:
             flat = hit[2]                       # cleme then cleme2 on the same systems: annotated once
         else:
