@@ -11,7 +11,7 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MOD_NAMES = ["chardist", "overlap", "tokens", "align", "merge", "classify", "annotate", "features", "zh_align", "m2lattice", "records", "trueskill", "gotoscorer", "green"]
+MOD_NAMES = ["chardist", "overlap", "tokens", "align", "merge", "classify", "annotate", "features", "zh_align", "m2lattice", "records", "trueskill", "gotoscorer", "green", "cleme"]
 
 
 def stage_pxd():

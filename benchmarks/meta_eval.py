@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 CORPORA = (ROOT / ".." / "shared" / "corpora").resolve()
 RUNS = [("seeda", "base"), ("seeda", "all"), ("gjg15", "all")]
-ALL_RUNS = [("seeda", "base"), ("seeda", "+REF-F_GPT-3.5"), ("seeda", "all"), ("gjg15", "all")]
+ALL_RUNS = [("seeda", "base"), ("seeda", "+INPUT"), ("seeda", "+REF-F_GPT-3.5"), ("seeda", "all"), ("gjg15", "all")]
 WINDOW = 4
 
 
@@ -47,11 +47,11 @@ def peet_side(corpora: Path, metrics: list[str], runs=RUNS, share: bool = True) 
         me = meta_eval(name, str(corpora / "judgments" / ("seeda" if name == "seeda" else "gjg15")), gold, system_set,
                        share=share)
         for m in metrics:
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             out.append({"data": name, "system_set": system_set, "metric": m,
                         "system_scores": me.system_scores(m), "system": me.corr_system(m),
                         "window": me.window_analysis(m, WINDOW), "sentence": me.corr_sentence(m),
-                        "seconds": time.perf_counter() - t0})
+                        "seconds": time.perf_counter() - t0, "cpu_seconds": time.process_time() - c0})
     return {"runs": out, "total_s": time.perf_counter() - t_start}
 
 
@@ -108,6 +108,13 @@ def figures(run: dict, gecm: bool) -> dict:
     return out
 
 
+def _loadavg() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "unknown"
+
+
 def every(args) -> int:
     """--every: peet-fast alone on the registry metrics over ALL_RUNS, cold and warm, shared (and unshared)."""
     sys.path.insert(0, str(ROOT))
@@ -116,16 +123,25 @@ def every(args) -> int:
     metrics = list(metric_names()) if args.every == "registry" else args.every.split(",")
     report: dict = {"runs": [f"{n} {s}" for n, s in ALL_RUNS], "metrics": metrics}
     for share in ([True, False] if args.before else [True]):
-        (c_wall, c_cpu, ans), (w_wall, w_cpu, _) = run_peet(args.corpora, metrics, ALL_RUNS, share, warm=True)
+        (c_wall, c_cpu, ans), (w_wall, w_cpu, w_ans) = run_peet(args.corpora, metrics, ALL_RUNS, share, warm=True)
         key = "shared" if share else "unshared"
         per_metric: dict = {}
+        cold_cpu: dict = {}
+        warm_cpu: dict = {}
         for r in ans["runs"]:
             per_metric[r["metric"]] = per_metric.get(r["metric"], 0.0) + r["seconds"]
+            cold_cpu[r["metric"]] = cold_cpu.get(r["metric"], 0.0) + r["cpu_seconds"]
+        for r in w_ans["runs"]:
+            warm_cpu[r["metric"]] = warm_cpu.get(r["metric"], 0.0) + r["cpu_seconds"]
         report[key] = {"cold_wall_s": c_wall, "cold_cpu_s": c_cpu, "warm_wall_s": w_wall, "warm_cpu_s": w_cpu,
-                       "cold_seconds_per_metric": per_metric}
+                       "cold_seconds_per_metric": per_metric, "cold_cpu_s_per_metric": cold_cpu,
+                       "warm_cpu_s_per_metric": warm_cpu, "loadavg": _loadavg()}
         print(f"peet-fast {key}, {len(metrics)} metrics x {len(ALL_RUNS)} runs: cold {c_cpu:.1f} s CPU "
               f"({c_wall:.1f} s wall), warm {w_cpu:.1f} s CPU ({w_wall:.1f} s wall)")
         print("  cold wall seconds per metric: " + ", ".join(f"{m} {v:.1f}" for m, v in per_metric.items()))
+        print("  cold CPU seconds per metric (this process): " + ", ".join(f"{m} {v:.1f}" for m, v in cold_cpu.items()))
+        print("  warm CPU seconds per metric (this process): " + ", ".join(f"{m} {v:.1f}" for m, v in warm_cpu.items()))
+        print(f"  load average after the runs: {report[key]['loadavg']}")
     if args.before:
         a, b = report["unshared"], report["shared"]
         print(f"unshared / shared: cold {a['cold_cpu_s'] / b['cold_cpu_s']:.2f}x CPU, warm "
@@ -145,7 +161,7 @@ def main() -> int:
     ap.add_argument("--no-all", action="store_true", help="skip the run of every peet-fast metric")
     ap.add_argument("--every", metavar="METRICS",
                     help="peet-fast alone, these registry metrics (comma-separated; 'registry': all of them) over "
-                         "SEEDA base, +REF-F_GPT-3.5, all and GJG15, cold then warm, with each set's scoring shared "
+                         "SEEDA base, +INPUT, +REF-F_GPT-3.5, all and GJG15, cold then warm, with each set's scoring shared "
                          "(one scoring per dataset) and, with --before, also each set scored on its own")
     ap.add_argument("--before", action="store_true", help="with --every: also the unshared run, for a ratio")
     ap.add_argument("--runs", help=argparse.SUPPRESS)

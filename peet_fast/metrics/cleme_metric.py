@@ -39,8 +39,16 @@ def _annotated_targets(annotator, sources: Sequence[str], targets: Sequence[str]
     return [annotation_target(a) for a in annotator.annotate_pairs(list(sources), list(targets))]
 
 
-# the last systems' annotated hypotheses: (EvalSet, hypotheses, targets), reused by the next metric on them
-_LAST: list = [None]
+# the last systems' annotated hypotheses: (EvalSet, hypotheses, targets), newest last, reused by the next metric on
+# them; a few kept, so that cleme then cleme2 over several datasets (a meta-evaluation) annotate each once
+_LAST: list = []
+_KEEP = 4
+
+
+def _same_inputs(a: EvalSet, b: EvalSet) -> bool:
+    """Whether two EvalSets annotate alike: the same one, or the same sources (object) and annotator factory (a
+    meta-evaluation gives each metric an EvalSet of its own over one dataset's sources and annotator)."""
+    return a is b or (a.sources is b.sources and a.annotator is b.annotator and a.annotator is not None)
 
 
 def _totals(stats: np.ndarray, k: int) -> list[float]:
@@ -88,12 +96,14 @@ class _ChunkMetric(Metric):
         if data.annotator is None:
             raise ValueError(f"the {self.name} metric needs an annotator (EvalSet.annotator)")
         key = tuple(tuple(h) for h in hyps)
-        if _LAST[0] is not None and _LAST[0][0] is data and _LAST[0][1] == key:
-            flat = _LAST[0][2]                  # cleme then cleme2 on the same systems: annotated once
+        hit = next((entry for entry in _LAST if _same_inputs(entry[0], data) and entry[1] == key), None)
+        if hit is not None:
+            flat = hit[2]                       # cleme then cleme2 on the same systems: annotated once
         else:
             flat = _annotated_targets(data.annotator(), [s for _ in hyps for s in data.sources],
                                       [t for h in hyps for t in h])
-            _LAST[0] = (data, key, flat)
+            _LAST.append((data, key, flat))
+            del _LAST[:-_KEEP]
         out = []
         for s in range(len(hyps)):
             sents = []
@@ -113,7 +123,36 @@ class _ChunkMetric(Metric):
         return [self.stats_of(sents) for sents in self.sentences(hyps, data)]
 
     def stats_of(self, sentences: Sequence[CSentence]) -> np.ndarray:
-        """The per-sentence statistics of CLEME sentences (see the module docstring)."""
+        """The per-sentence statistics of CLEME sentences (see the module docstring): the chunk partition, labels
+        and counts in C (ext/cleme.pyx), exactly what stats_of_python computes (its reference)."""
+        from peet_fast._ext.cleme import Unsupported, label_counts, partition_labels
+
+        k = len(self.columns)
+        try:
+            n_chunks, n_refs, lengths, labels, bias = partition_labels(sentences, self.merge_distance,
+                                                                       self.mode == "dependent")
+        except Unsupported:
+            return self.stats_of_python(sentences)
+        corpus_w, sentence_w = self.weighers()
+        corpus = label_counts(n_chunks, n_refs, lengths, labels, corpus_w, bias)[:, :k]
+        sentence = corpus if sentence_w is corpus_w else label_counts(n_chunks, n_refs, lengths, labels,
+                                                                      sentence_w, bias)[:, :k]
+        n = len(n_refs)
+        R = int(n_refs.max()) if n else 1
+        starts = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(n_refs, out=starts[1:])
+        rows = corpus.tolist()
+        candidates = [rows[starts[i]:starts[i + 1]] for i in range(n)]
+        block = np.full((n, R, k), np.nan, dtype=np.float64)
+        sent_of = np.repeat(np.arange(n), n_refs)
+        block[sent_of, np.arange(len(sent_of)) - starts[sent_of]] = sentence
+        chosen = np.asarray(self.corpus_choice(candidates), dtype=np.int64)
+        first = corpus[starts[:-1] + chosen] if n else np.zeros((0, k))
+        return np.concatenate([first, block.reshape(n, R * k)], axis=1)
+
+    def stats_of_python(self, sentences: Sequence[CSentence]) -> np.ndarray:
+        """stats_of in Python (peet_fast.metrics.cleme's chunk partition, cleme2's labels and counts): the
+        reference the compiled stats_of is tested against, and its fallback outside the kernel's domain."""
         k = len(self.columns)
         parts, bias = C2.partitions(sentences, self.merge_distance)
         R = max((len(p) - 1 for p in parts), default=1)

@@ -169,6 +169,10 @@ def m2score(hyp_lines: Sequence[str], gold: str | os.PathLike, beta: float = 0.5
                         system_path="hyp_lines")
 
 
+def _gold_of_blocks(data: EvalSet) -> Gold:
+    return gold_from_blocks(data.gold)
+
+
 @register
 class M2Metric(Metric):
     """M2 F_beta (the official's figure); per-sentence statistics: the chosen annotator's (tp, fp, fn) as the
@@ -195,7 +199,7 @@ class M2Metric(Metric):
             return self.prepared(data, lambda d: read_gold(d.gold_path), os.path.abspath(data.gold_path))
         if data.gold is None:
             raise InputError("m2", "needs a gold M2 (give the gold M2 file as the reference)")
-        return gold_from_blocks(data.gold)
+        return self.prepared(data, _gold_of_blocks)     # once per EvalSet, not once per system
 
     def sentence_stats(self, hyp: Sequence[str], data: EvalSet) -> np.ndarray:
         gold = self._gold(data)

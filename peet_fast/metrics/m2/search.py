@@ -92,10 +92,8 @@ class _Sentence:
             raise LatticeTooLarge(candidate, f"{sizes}: a lattice of {cells:,} cells, over the {MAX_CELLS:,} this "
                                              "scorer holds (the official would need hours and gigabytes)")
         vocab: dict[str, int] = {}
-        src_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in self.src), dtype=np.int32,
-                              count=len(self.src))
-        hyp_ids = np.fromiter((vocab.setdefault(t, len(vocab)) for t in self.hyp), dtype=np.int32,
-                              count=len(self.hyp))
+        src_ids = np.array([vocab.setdefault(t, len(vocab)) for t in self.src], dtype=np.int32)
+        hyp_ids = np.array([vocab.setdefault(t, len(vocab)) for t in self.hyp], dtype=np.int32)
         self.vocab = vocab
         # no edit holds more unchanged tokens than the source has: a larger bound is that one (and fits a C int)
         self.lattice = Lattice(src_ids, hyp_ids, min(max_unchanged_words, len(self.src)), MAX_VERTICES, MAX_WORK,
