@@ -76,7 +76,9 @@ class PairMemo:
     errant, senterrant, gotoscorer and cleme all annotate the same SRC -> hypothesis pairs). It is active only inside
     ``remembering(memo)`` and lives as long as its owner keeps it (meta_eval's MetaEval: dropped with it). Per
     annotator object (its options decide the edits) a copy of the pair's Annotation; ``recall`` hands out a fresh
-    copy, so that no caller sees another's lists. Holds at most ``max_entries`` pairs: cleared when full."""
+    copy, so that no caller sees another's lists. Other owners keep tables of their own in it (``table(owner)``,
+    ``put``: the M2 lattice's edit sequences of a (hypothesis, source) pair, which m2 and sentm2 both need). Holds
+    at most ``max_entries`` entries over all its tables: cleared when full."""
 
     def __init__(self, max_entries: int = PAIR_MEMO_ENTRIES):
         self.max_entries = max_entries
@@ -91,14 +93,18 @@ class PairMemo:
             got = self._tables[id(annotator)] = (annotator, {})
         return got[1]
 
-    def store(self, table: dict, key: tuple, ann: "Annotation") -> None:
+    def put(self, table: dict, key, value) -> None:
+        """table[key] = value, clearing every table first when the memo is full."""
         if self.size >= self.max_entries:
             for _, t in self._tables.values():
                 t.clear()
             self.size = 0
         if key not in table:
             self.size += 1
-        table[key] = _copied(ann)
+        table[key] = value
+
+    def store(self, table: dict, key: tuple, ann: "Annotation") -> None:
+        self.put(table, key, _copied(ann))
 
     @staticmethod
     def recall(entry: "Annotation") -> "Annotation":
