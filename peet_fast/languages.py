@@ -66,9 +66,10 @@ class Annotator(Protocol):
     def relaxed(self, edit: SpanEdit, source_tokens: Sequence[str]) -> bool: ...
 
 
-# Pairs a PairMemo holds at most, over all its annotators (cleared when full: a memo never outgrows this, however many
-# distinct pairs pass through; a meta-evaluation of SEEDA or GJG15 has 20-25,000).
-PAIR_MEMO_ENTRIES = 50_000
+# Entries a PairMemo holds at most, over all its tables (cleared when full: a memo never outgrows this, however many
+# distinct pairs pass through: about 2 KB each, 55 MB at most; a meta-evaluation of SEEDA holds 6,200 entries,
+# GJG15 16,600).
+PAIR_MEMO_ENTRIES = 25_000
 
 
 class PairMemo:

@@ -169,7 +169,8 @@ class Annotator:
                        alternatives: bool = True) -> list[Annotation]:
         """The edits of each pair as errant_parallel writes them (one alignment; ``alternatives`` has no effect):
         texts are stripped; a pair whose orig (whitespace-normalised unless tokenise) equals the cor is a noop
-        without a parse; every other distinct sentence is parsed once, in one batch."""
+        without a parse; every other distinct sentence is parsed once, in one batch. Inside languages.remembering (a
+        meta-evaluation's metrics) a pair annotated before is recalled from the memo, a copy equal to it."""
         origs = [o.strip() for o in origs]
         cors = [c.strip() for c in cors]
         memo = pair_memo()
