@@ -24,6 +24,8 @@ annotator and never branch on the language:
 Imports are lazy: nothing here loads a language until it is asked for."""
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import importlib
 from types import ModuleType
 from typing import NamedTuple, Protocol, Sequence, TextIO
@@ -62,6 +64,81 @@ class Annotator(Protocol):
                  name: str = "<input>") -> int: ...
 
     def relaxed(self, edit: SpanEdit, source_tokens: Sequence[str]) -> bool: ...
+
+
+# Entries a PairMemo holds at most, over all its tables (cleared when full: a memo never outgrows this, however many
+# distinct pairs pass through: about 2 KB each, 55 MB at most; a meta-evaluation of SEEDA holds 6,200 entries,
+# GJG15 16,600).
+PAIR_MEMO_ENTRIES = 25_000
+
+
+class PairMemo:
+    """A bounded memo of annotated (orig, cor) pairs, shared by the metrics of one run (a meta-evaluation's dataset:
+    errant, senterrant, gotoscorer and cleme all annotate the same SRC -> hypothesis pairs). It is active only inside
+    ``remembering(memo)`` and lives as long as its owner keeps it (meta_eval's MetaEval: dropped with it). Per
+    annotator object (its options decide the edits) a copy of the pair's Annotation; ``recall`` hands out a fresh
+    copy, so that no caller sees another's lists. Other owners keep tables of their own in it (``table(owner)``,
+    ``put``: the M2 lattice's edit sequences of a (hypothesis, source) pair, which m2 and sentm2 both need). Holds
+    at most ``max_entries`` entries over all its tables: cleared when full."""
+
+    def __init__(self, max_entries: int = PAIR_MEMO_ENTRIES):
+        self.max_entries = max_entries
+        self._tables: dict[int, tuple[object, dict]] = {}   # id(annotator) -> (annotator, {(orig, cor): entry})
+        self.size = 0
+        self.hits = 0
+
+    def table(self, annotator) -> dict:
+        """The memo of one annotator (kept with it, so that its id names it while the memo lives)."""
+        got = self._tables.get(id(annotator))
+        if got is None or got[0] is not annotator:
+            got = self._tables[id(annotator)] = (annotator, {})
+        return got[1]
+
+    def put(self, table: dict, key, value) -> None:
+        """table[key] = value, clearing every table first when the memo is full."""
+        if self.size >= self.max_entries:
+            for _, t in self._tables.values():
+                t.clear()
+            self.size = 0
+        if key not in table:
+            self.size += 1
+        table[key] = value
+
+    def store(self, table: dict, key: tuple, ann: "Annotation") -> None:
+        self.put(table, key, _copied(ann))
+
+    @staticmethod
+    def recall(entry: "Annotation") -> "Annotation":
+        return _copied(entry)
+
+
+def _copied(ann: "Annotation") -> "Annotation":
+    """A copy of an Annotation sharing no list with it (its tuples and edits are immutable: kept; each list's type
+    is kept too, so that a recalled Annotation equals the one annotated, type for type)."""
+    def copy(x):
+        return x if isinstance(x, tuple) else list(x)
+
+    return Annotation(copy(ann.source), copy(ann.target), ann.kind,
+                      type(ann.alignments)(copy(a) for a in ann.alignments))
+
+
+_PAIR_MEMO: contextvars.ContextVar = contextvars.ContextVar("peet_fast_pair_memo", default=None)
+
+
+@contextlib.contextmanager
+def remembering(memo: PairMemo | None):
+    """Inside: the annotators that support it (English) recall pairs they annotated before from ``memo`` (None:
+    none). Results are the same with and without it."""
+    token = _PAIR_MEMO.set(memo)
+    try:
+        yield memo
+    finally:
+        _PAIR_MEMO.reset(token)
+
+
+def pair_memo() -> PairMemo | None:
+    """The PairMemo active here (remembering), or None."""
+    return _PAIR_MEMO.get()
 
 
 def language(lang: str) -> ModuleType:

@@ -18,7 +18,7 @@ from peet_fast._ext import classify as _classify
 from peet_fast._ext.tokens import Sent
 from peet_fast.en.m2 import write_m2
 from peet_fast.en.parse import DEFAULT_BATCH_SIZE, DEFAULT_MAX_LINE_TOKENS, Parser
-from peet_fast.languages import Annotation, SpanEdit
+from peet_fast.languages import Annotation, SpanEdit, pair_memo
 
 MERGE_STRATEGIES = tuple(_annotate.MERGE_STRATEGIES)
 RELAXED_TYPES = frozenset({"R:WO", "R:SPELL"})   # the ensemble's word-order and spelling edits
@@ -169,10 +169,32 @@ class Annotator:
                        alternatives: bool = True) -> list[Annotation]:
         """The edits of each pair as errant_parallel writes them (one alignment; ``alternatives`` has no effect):
         texts are stripped; a pair whose orig (whitespace-normalised unless tokenise) equals the cor is a noop
-        without a parse; every other distinct sentence is parsed once, in one batch."""
-        parser = self.parser
+        without a parse; every other distinct sentence is parsed once, in one batch. Inside languages.remembering (a
+        meta-evaluation's metrics) a pair annotated before is recalled from the memo, a copy equal to it."""
         origs = [o.strip() for o in origs]
         cors = [c.strip() for c in cors]
+        memo = pair_memo()
+        if memo is None:
+            return self._annotate_pairs(origs, cors)
+        table = memo.table(self)        # pairs annotated before in this run (languages.remembering)
+        out: list = [None] * len(origs)
+        todo = []
+        for k, pair in enumerate(zip(origs, cors)):
+            entry = table.get(pair)
+            if entry is None:
+                todo.append(k)
+            else:
+                out[k] = memo.recall(entry)
+        memo.hits += len(origs) - len(todo)
+        if todo:
+            for k, ann in zip(todo, self._annotate_pairs([origs[k] for k in todo], [cors[k] for k in todo])):
+                out[k] = ann
+                memo.store(table, (origs[k], cors[k]), ann)
+        return out
+
+    def _annotate_pairs(self, origs: list[str], cors: list[str]) -> list[Annotation]:
+        """annotate_pairs of stripped texts (each pair's Annotation depends on that pair alone)."""
+        parser = self.parser
         o_text = origs if parser.tokenise else [" ".join(o.split()) for o in origs]
         todo = [k for k in range(len(origs)) if o_text[k] != cors[k]]
         sents, edits = self.annotate_raw([origs[k] for k in todo], [cors[k] for k in todo])

@@ -41,7 +41,7 @@ import numpy as np
 from peet_fast.metrics.base import EvalSet, register
 from peet_fast.metrics.m2.py2 import _strip
 from peet_fast.metrics.m2.score import M2Metric
-from peet_fast.metrics.m2.search import _Sentence, _ws_case_only
+from peet_fast.metrics.m2.search import _Sentence, _ws_case_only, edit_seqs
 from peet_fast.metrics.m2_types import matched_gold
 
 
@@ -54,12 +54,13 @@ def sentence_prf(correct: float, proposed: float, gold: float, beta: float = 0.5
     return p, r, f
 
 
-def annotator_counts(sentence: _Sentence, golds_set: Sequence[tuple[int, list]],
+def annotator_counts(sentence: _Sentence | list, golds_set: Sequence[tuple[int, list]],
                      ignore_whitespace_casing: bool = False) -> list[tuple[int, int, int, int, list[int]]]:
-    """Per annotator of one sentence: (annotator, correct, proposed, gold, indices of the matched gold edits)."""
+    """Per annotator of one sentence: (annotator, correct, proposed, gold, indices of the matched gold edits).
+    sentence: its _Sentence, or the edit sequences it gives per annotator (m2.search.edit_seqs)."""
     out = []
-    for annotator, g in golds_set:
-        seq = sentence.edit_seq(g)
+    seqs = [sentence.edit_seq(g) for _, g in golds_set] if isinstance(sentence, _Sentence) else sentence
+    for (annotator, g), seq in zip(golds_set, seqs):
         if ignore_whitespace_casing:
             seq = [x for x in seq if not _ws_case_only(x[2], x[3])]
         hits = matched_gold(seq, g)
@@ -125,7 +126,7 @@ class SentM2(MeanOfSentences, M2Metric):
                                        "sentences")
         out = np.zeros((len(hyp), 4), dtype=np.float64)
         for i, (h, source, golds_set) in enumerate(zip(hyp, gold.sources, gold.edits)):
-            counts = annotator_counts(_Sentence(_strip(h), source, self.max_unchanged_words), golds_set,
+            counts = annotator_counts(edit_seqs(_strip(h), source, self.max_unchanged_words, golds_set), golds_set,
                                       self.ignore_whitespace_casing)
             k, f = best_for_sentence(counts, self.beta)
             out[i] = (f, counts[k][1], counts[k][2], counts[k][3])

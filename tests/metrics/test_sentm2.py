@@ -118,3 +118,29 @@ def test_api_with_a_gold_m2_text():
     by_path = get_metric("m2")
     assert ev.systems["m2"].tolist() == [by_path.corpus_score(by_path.sentence_stats(lines, EvalSet(
         None, [], None, str(gold))))]
+
+
+@pytest.mark.parametrize("iwc", [False, True])
+def test_m2_and_sentm2_share_lattices_within_a_run(iwc):
+    """Inside languages.remembering (what meta-eval's MetaEval scores in) m2 and sentm2 build each sentence's lattice
+    once between them (m2.search.edit_seqs): the same statistics as without the memo, every sentence recalled by
+    the second metric, and a memo too small for the run (cleared when full) changes nothing either."""
+    from peet_fast.languages import PairMemo, remembering
+
+    for name in SETS:
+        gold, hyp = SETS[name]
+        lines = read_system(str(hyp))
+        plain = [get_metric(m, ignore_whitespace_casing=iwc).sentence_stats(lines, EvalSet(None, [], None, str(gold)))
+                 for m in ("m2", "sentm2")]
+        for size in (1_000_000, 2):
+            memo = PairMemo(max_entries=size)
+            with remembering(memo):
+                shared = [get_metric(m, ignore_whitespace_casing=iwc).sentence_stats(
+                    lines, EvalSet(None, [], None, str(gold))) for m in ("m2", "sentm2")]
+            assert all(np.array_equal(a, b) and a.dtype == b.dtype for a, b in zip(plain, shared))
+            assert memo.size <= size
+            if size > len(lines):
+                empty = sum(1 for g in get_metric("m2")._gold(EvalSet(None, [], None, str(gold))).edits if not g)
+                # sentm2 recalls every sentence m2 built (and either may recall a line repeated in the file); a
+                # sentence without annotators has nothing to recall
+                assert memo.hits >= len(lines) - empty

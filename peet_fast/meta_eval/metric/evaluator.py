@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from peet_fast.io import InputError
+from peet_fast.languages import PairMemo, remembering
 from peet_fast.meta_eval.metric import data as D
 from peet_fast.meta_eval.metric import sentence as SL
 from peet_fast.meta_eval.metric import significance as SG
@@ -94,6 +95,9 @@ class MetaEval:
         self._scored: dict[int, Scored] = {}             # id(Metric instance) -> scored (Scored.metric keeps it)
         self._pairs: dict[str, SL.Pairs] = {}
         self._aggregated: dict[tuple, dict] = {}         # (id(Scored), aggregation) -> system scores
+        # the pairs the metrics annotate (errant, senterrant, gotoscorer and cleme: each SRC -> hypothesis), annotated
+        # once for all of them while this dataset lives (bounded: languages.PairMemo)
+        self._pair_memo = PairMemo()
         self.timings: dict[str, float] = {}
 
     # --- the data, as a gec-metrics user expects it ------------------------------------------------------------
@@ -159,7 +163,8 @@ class MetaEval:
         t0 = time.perf_counter()
         data = self.eval_set()
         systems = self.systems
-        stats = dict(zip(systems, metric.system_stats([self.hypotheses[s] for s in systems], data)))
+        with remembering(self._pair_memo):
+            stats = dict(zip(systems, metric.system_stats([self.hypotheses[s] for s in systems], data)))
         sign = 1.0 if metric.higher_is_better else -1.0
         value = metric.corpus_value
         system = {s: sign * float(value(stats[s])) for s in systems}

@@ -15,7 +15,8 @@ from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
 from peet_fast.metrics.m2.gold import Gold, gold_from_blocks, gold_from_text_or_path, parse_gold, read_gold
 from peet_fast.metrics.m2.py2 import _strip, py2_repr, py2_str
-from peet_fast.metrics.m2.search import LatticeTooLarge, _match_seq, _Sentence, _shrink, _ws_case_only
+from peet_fast.metrics.m2.search import (LatticeTooLarge, _match_seq, _Sentence, _shrink, _ws_case_only,
+                                         edit_seqs)
 
 
 def comp_p(a: float, b: float) -> float:
@@ -89,7 +90,7 @@ def score_corpus(candidates: Sequence[str], gold: Gold, max_unchanged_words: int
     out = verbose
     for i, (candidate, source, golds_set) in enumerate(zip(candidates, gold.sources, gold.edits), 1):
         try:
-            sentence = _Sentence(candidate, source, max_unchanged_words)
+            seqs = edit_seqs(candidate, source, max_unchanged_words, golds_set)
         except LatticeTooLarge as exc:
             if system_path is None:
                 raise
@@ -99,8 +100,7 @@ def score_corpus(candidates: Sequence[str], gold: Gold, max_unchanged_words: int
         max_correct = -1.0
         min_proposed = min_gold = float("inf")
         arg = (0, 0, 0)
-        for annotator, g in golds_set:
-            seq = sentence.edit_seq(g)
+        for (annotator, g), seq in zip(golds_set, seqs):
             if out is not None:
                 out.append(f">> Annotator: {annotator}")
             if ignore_whitespace_casing:

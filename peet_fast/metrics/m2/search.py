@@ -9,6 +9,30 @@ from peet_fast.io import LineTooLong
 from peet_fast.metrics.m2.py2 import _joined, _split, _strip, py2_repr
 
 
+def edit_seqs(candidate: str, source: str, max_unchanged_words: int, golds_set) -> list[list]:
+    """[_Sentence(candidate, source, max_unchanged_words).edit_seq(g) for each annotator's gold edits g of golds_set]
+    (what m2 and sentm2 both compute), recalled from the run's memo where one is active (languages.remembering: a
+    meta-evaluation's metrics share it) instead of building the lattice again. A lattice too large is refused
+    (LatticeTooLarge) as _Sentence refuses it."""
+    from peet_fast.languages import pair_memo
+
+    memo = pair_memo()
+    if memo is None or not golds_set:
+        sentence = _Sentence(candidate, source, max_unchanged_words)
+        return [sentence.edit_seq(g) for _, g in golds_set]
+    table = memo.table(edit_seqs)
+    key = (candidate, source, max_unchanged_words,
+           tuple((a, tuple((s, e, o, tuple(c)) for s, e, o, c in g)) for a, g in golds_set))
+    hit = table.get(key)
+    if hit is not None:
+        memo.hits += 1
+        return [list(seq) for seq in hit]
+    sentence = _Sentence(candidate, source, max_unchanged_words)
+    seqs = [sentence.edit_seq(g) for _, g in golds_set]
+    memo.put(table, key, tuple(tuple(seq) for seq in seqs))
+    return seqs
+
+
 def _shrink(edit: tuple) -> tuple:
     """The official shrinkEdit: the edit without its common leading and trailing tokens."""
     orig, corr = _split(edit[2]), _split(edit[3])
