@@ -147,7 +147,10 @@ def run(argv: list[str], out: str, env: dict, interrupt_at: float | None) -> dic
 
 
 def scenario(name: str, hogs: int, argv, out_dir: str, env: dict, pairs: int, interrupt_at: float) -> dict:
-    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(hogs)]
+    # each in a session of its own, as other users' jobs are: with the kernel's autogroup scheduling (on by default),
+    # CPU time is shared between sessions first, so K spinners in one session would weigh as one
+    spinning = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+                for _ in range(hogs)]
     try:
         time.sleep(1.0 if hogs else 0.0)
         res = {"name": name, "cpu_bound_beside": hogs, "load_average": [round(x, 2) for x in os.getloadavg()]}
