@@ -9,7 +9,6 @@ import importlib
 import sys
 import traceback
 
-from peet_fast import __version__
 from peet_fast.cli._common import (
     CommandParser,
     add_debug_option,
@@ -18,6 +17,7 @@ from peet_fast.cli._common import (
     interrupt_line,
     terminate_as_interrupt,
 )
+from peet_fast.cli._flags import parser_flags
 from peet_fast.cli._progress import add_quiet_option
 from peet_fast.io import shown_line
 
@@ -26,11 +26,22 @@ COMMANDS = ("compare", "ensemble", "m2", "score", "featurize", "predict", "synth
             "report", "excgec", "agreement", "cache", "gleu", "m2scorer", "human-rank", "meta-eval")
 
 
+class _Versions(argparse.Action):
+    """--version: peet-fast's version and the language pipeline's a signature names (read when asked for)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        from peet_fast.metrics.signature import versions
+
+        print(versions())
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = CommandParser(
         prog="peet-fast",
         description="ERRANT-exact GEC edit extraction with a compiled core, and PEET post-editing-time scoring.")
-    parser.add_argument("--version", action="version", version=f"peet-fast {__version__}")
+    parser.add_argument("--version", action=_Versions, nargs=0,
+                        help="show peet-fast's version and the versions its signatures name (docs/metrics.md)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     parser.commands = {}
@@ -39,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = command.add_parser(sub)
         add_debug_option(p)
         add_quiet_option(p)
-        p.set_defaults(func=command.run)
+        p.set_defaults(func=command.run, flags=parser_flags(p))
         parser.commands[name] = p
     return parser
 

@@ -99,6 +99,14 @@ class CommandParser(argparse.ArgumentParser):
         super().error(message)
 
 
+def print_signatures(signatures) -> None:
+    """Under a table of metric figures, on stderr: one line per metric saying how to reproduce its figures
+    (metrics.signature; docs/metrics.md), `signature: NAME|field:value|...`."""
+    for line in signatures:
+        if line:
+            print(f"signature: {line}", file=sys.stderr)
+
+
 def add_debug_option(p) -> None:
     p.add_argument("--debug", action="store_true",
                    help="on an error, show its traceback (a Ray worker's included) instead of one line")

@@ -59,6 +59,30 @@ def flag_worded(exc: Exception, text: str | None = None) -> str:
     return _QUOTED.sub(_flag, text)
 
 
+def parser_flags(parser) -> dict:
+    """The command line's words for the library's, derived from a command's parser: {dest: the option's first name}
+    of every option (args.flags of every command: cli.build_parser sets it); a library parameter named as the dest
+    names the flag with no table of its own."""
+    return {a.dest: a.option_strings[0] for a in parser._actions if a.option_strings and a.dest != "help"}
+
+
+def metrics_given(specs, values: dict | None = None) -> list:
+    """--metric's metrics: each NAME or NAME:FIELD=VALUE:... (docs/commands.md), the metric-specific flags' values
+    (values: dest -> value) set on the metrics taking them (metrics.base.metric_from_spec); a bad field is refused
+    as `--metric NAME:FIELD: ...`."""
+    from peet_fast.metrics.base import metric_from_spec
+
+    out = []
+    for spec in specs:
+        try:
+            out.append(metric_from_spec(spec, values))
+        except InputError as exc:
+            if ":" not in str(exc.path):
+                raise
+            raise InputError(f"--metric {exc.path}", exc.message) from None
+    return out
+
+
 @contextlib.contextmanager
 def flags_named(flags: dict):
     """Within the block, an InputError naming a library parameter (flags: parameter -> its flag) names the flag

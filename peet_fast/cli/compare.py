@@ -14,6 +14,7 @@ from peet_fast.cli._common import (
     add_zh_alignment_options,
     add_zh_resources,
     annotators,
+    print_signatures,
     resource_inputs,
     warn_if_untokenised,
 )
@@ -116,8 +117,11 @@ def m2_source_texts(path: str, blocks) -> list[str]:
 
 
 def run(args) -> int:
-    from peet_fast.metrics.base import configured
+    from peet_fast.cli._flags import metrics_given
+    from peet_fast.metrics.base import get_metric
+    from peet_fast.metrics.config import spec_parts
 
+    spec, args.metric = args.metric, spec_parts(args.metric)[0]
     check_beta(args.beta)
     if args.para and args.src is not None:
         raise InputError("--para", "applies without --src (ChERRANT parallel files)")
@@ -131,11 +135,16 @@ def run(args) -> int:
         raise InputError("--allow-source-mismatch", "applies to M2 input only (without --src or --para)")
     check_metric_options(args)
     check_output(args.summary, [args.src, args.hyp, *args.ref, *resource_inputs(args)])
-    metric = configured(args.metric, vars(args))
+    metric = metrics_given([spec], vars(args))[0]
+    metric = get_metric(metric) if isinstance(metric, str) else metric
     compared = compare_edits(args, metric) if metric.scores_edits else compare_text(args, metric)
+    signature = metric.signature(refs="text" if text else "m2", nrefs=len(args.ref),
+                                 annotators=annotators(args, args.lang) if text else None, lang=args.lang)
     if args.summary:
-        write_json(args.summary, {**compared.summary, "hyp": args.hyp, "ref": list(args.ref), "src": args.src})
+        write_json(args.summary, {**compared.summary, "hyp": args.hyp, "ref": list(args.ref), "src": args.src,
+                                  "signature": signature})
     sys.stdout.write(compared.report)
+    print_signatures([signature])
     return 0
 
 

@@ -45,8 +45,16 @@ def run(args) -> int:
         annotator = load_annotator(args, "zh", t2s=False, progress=progress)
     with progress:
         summary = evaluate(hyp, ref, annotator, merge_distance=args.merge_distance)
+    from peet_fast.cli._common import print_signatures
+    from peet_fast.languages import Annotators
+    from peet_fast.metrics.base import get_metric
+
+    signatures = {} if args.no_correction else {
+        m.name: m.signature(refs="text", nrefs=1, annotators=Annotators("zh"))
+        for m in (get_metric("cleme", merge_distance=args.merge_distance), get_metric("errant"))}
     summary = {"hyp": args.hyp, "ref": args.ref, **summary}
     if args.summary:
-        write_json(args.summary, summary)
+        write_json(args.summary, {**summary, "signature": signatures})
     print(format_report(summary))
+    print_signatures(signatures.values())
     return 0

@@ -72,4 +72,8 @@ def run(args) -> int:
                                 sentences=args.sentences)
         out.extend(result.lines(os.path.basename(path), args.sentences))
     sys.stdout.write("".join(line + "\n" for line in out))
+    from peet_fast.cli._common import print_signatures
+    from peet_fast.metrics.base import get_metric
+
+    print_signatures([get_metric("gleu", n=args.n, iterations=args.iter).signature(refs="text", nrefs=len(refs))])
     return 0

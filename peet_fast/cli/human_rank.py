@@ -76,11 +76,6 @@ def print_ranking(ranking) -> None:
           f"pairwise judgments ({ranking.ties} ties){ranges}", file=sys.stderr)
 
 
-# the library's parameter names (meta_eval.human.ranking: InputError("systems", ...)) -> this command's flags
-FLAGS = {"method": "--method", "bootstrap": "--bootstrap", "seed": "--seed", "resample": "--resample",
-         "confidence": "--confidence", "systems": "--systems"}
-
-
 def run(args) -> int:
     from peet_fast.meta_eval.human.ranking import check_options, human_rank
     from peet_fast.meta_eval.human.judgments import read_judgments, read_judgments_with_outputs
@@ -89,18 +84,25 @@ def run(args) -> int:
     from peet_fast.cli._common import flags_named
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
-    with flags_named(FLAGS):
+    with flags_named(args.flags):        # the library's parameters (InputError("systems", ...)) as the flags
         check_options(args.method, args.bootstrap, args.seed, args.resample, args.confidence)
-    check_bootstrap(args.bootstrap, 0, unit="TrueSkill runs" if args.method == "ts" else "resamples")
-    check_seed(args.seed)
+    check_bootstrap(args.bootstrap, 0, "--bootstrap", unit="TrueSkill runs" if args.method == "ts" else "resamples")
+    check_seed(args.seed, "--seed")
     if args.outputs:
         judgments, _ = read_judgments_with_outputs(args.judgments, args.outputs, args.src_base)
     else:
         judgments = read_judgments(args.judgments, args.src_base)
-    with flags_named(FLAGS):
+    with flags_named(args.flags):
         ranking = human_rank(judgments, args.method, args.bootstrap, args.seed, args.systems, args.resample,
                              args.confidence)
+    from peet_fast.cli._common import print_signatures
+    from peet_fast.metrics.signature import file_digest, plain_signature
+
+    signature = plain_signature("human", {"method": args.method, "bootstrap": args.bootstrap, "seed": args.seed,
+                                          "resample": args.resample, "confidence": args.confidence,
+                                          "judgments": file_digest(args.judgments)})
     if args.summary:
-        write_json(args.summary, ranking.summary())
+        write_json(args.summary, {**ranking.summary(), "signature": signature})
     print_ranking(ranking)
+    print_signatures([signature])
     return 0

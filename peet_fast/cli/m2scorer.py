@@ -45,4 +45,15 @@ def run(args) -> int:
         out.flush()
     else:
         sys.stdout.write(text)
+    from peet_fast.cli._common import print_signatures
+    from peet_fast.metrics.base import get_metric
+
+    metric = get_metric("m2", beta=args.beta, max_unchanged_words=args.max_unchanged_words,
+                        ignore_whitespace_casing=args.ignore_whitespace_casing)
+    print_signatures([metric.signature(refs="m2", nrefs=_annotators(gold))])
     return 0
+
+
+def _annotators(gold) -> int:
+    """The annotators of a gold M2 (the ids its A lines name; at least 1)."""
+    return max(1, len({a for sentence in gold.edits for a, _ in sentence}))

@@ -12,7 +12,8 @@ import shutil
 import sys
 import tempfile
 
-from peet_fast.cli._common import add_io_option, add_output_option, add_pipeline_options, annotators, model_summary
+from peet_fast.cli._common import (add_io_option, add_output_option, add_pipeline_options, annotators, model_summary,
+                                    print_signatures)
 from peet_fast.io import InputError, check_not_input, check_output
 
 HUMAN_TITLES = {"ew_sent": "EW sent", "ew_edit": "EW edit", "ts_sent": "TS sent", "ts_edit": "TS edit",
@@ -160,20 +161,15 @@ def _p(x) -> str:
     return "-" if x is None else f"{x:.3f}"
 
 
-# the library's parameter names (peet_fast.meta_eval: InputError("system_set", ...)) -> this command's flags
-FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--system-set", "bootstrap": "--bootstrap",
-         "seed": "--seed", "outputs": "--outputs", "judgments": "--judgments", "human": "--human",
-         "human_method": "--human-method", "references": "--ref", "src": "--src", "human_runs": "--human-runs",
-         "human_subset": "--human-subset", "human_ignore": "--human-ignore", "metric": "--metric",
-         "aggregation": "--aggregation", "window": "--window"}
-
-
 def run(args) -> int:
+    # the library's parameter names (peet_fast.meta_eval: InputError("system_set", ...)) -> this command's flags: the
+    # parser's (args.flags), and the two the library names otherwise
+    flags = {**args.flags, "root": args.flags["data"], "references": args.flags["ref"]}
     try:
         return _run(args)
     except InputError as exc:
-        if exc.line is None and exc.path in FLAGS:
-            raise InputError(FLAGS[exc.path], str(exc)[len(exc.path) + 2:]) from None
+        if exc.line is None and exc.path in flags:
+            raise InputError(flags[exc.path], str(exc)[len(exc.path) + 2:]) from None
         raise
 
 
@@ -203,13 +199,13 @@ def _own_inputs(args) -> list:
     return [*paths, args.judgments, args.human, args.src, *(args.ref or [])]
 
 
-def _needs_model(name: str) -> bool:
-    """Whether the metric called name scores with a PEET model (Metric.needs_model); an unknown name is refused
-    where it is scored, as before."""
+def _needs_model(name) -> bool:
+    """Whether the metric called name (or the metric given) scores with a PEET model (Metric.needs_model); an
+    unknown name is refused where it is scored, as before."""
     from peet_fast.metrics.base import get_metric
 
     try:
-        return get_metric(name).needs_model
+        return (get_metric(name) if isinstance(name, str) else name).needs_model
     except ValueError:
         return False
 
@@ -226,18 +222,23 @@ def _run(args) -> int:
         raise InputError("--window", "must be at least 2")
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
-    check_bootstrap(args.bootstrap, 0)
-    check_seed(args.seed)
+    check_bootstrap(args.bootstrap, 0, "--bootstrap")
+    check_seed(args.seed, "--seed")
     if args.gold is not None and not os.path.isfile(args.gold):
         raise InputError(args.gold, "no such file (the gold M2)")
     from peet_fast.meta_eval.metric.evaluator import meta_eval
 
+    from peet_fast.cli._flags import metrics_given
+    from peet_fast.metrics.config import spec_parts
+
+    named = [spec_parts(m)[0] for m in args.metric]
+    args.metric = metrics_given(args.metric)
     model = None
     if args.model or any(_needs_model(name) for name in args.metric):
         from peet_fast.peet.model import load_model
 
         model = load_model(args.model)
-    if len(set(args.metric)) != len(args.metric):
+    if len(set(named)) != len(named):
         raise InputError("--metric", "a metric is named twice")
     sets = args.system_set or [None]
     if len(set(sets)) != len(sets):
@@ -295,6 +296,7 @@ def _run(args) -> int:
         if k:
             print()
         print_tables(summary)
+        print_signatures(m.get("signature") for m in summary["metrics"].values())
     return 0
 
 

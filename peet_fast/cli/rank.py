@@ -12,6 +12,7 @@ from peet_fast.cli._common import (
     add_tokenize_option,
     hyp_systems,
     annotators,
+    print_signatures,
     SYSTEM_FLAGS,
     flags_named,
     model_summary,
@@ -75,14 +76,12 @@ METRIC_FLAGS = {"gotoscorer_weight_file": "--gotoscorer-weights", "gotoscorer_no
                 "gotoscorer_systems": "--gotoscorer-systems"}
 
 
-# how the library's messages about rank's inputs name them here (evaluation.inputs.NAMES)
-INPUT_FLAGS = {"ref": "--ref", "src": "--src", "human_subset": "--human-subset", "human_ignore": "--human-ignore"}
-
-
 def metrics_from_args(args) -> list:
     """--metric's names, those taking one of the metric options given built with them (metrics.base.configured);
     an option given without a metric taking it is refused."""
-    from peet_fast.metrics.base import configured, metric_class, metric_names
+    from peet_fast.cli._flags import metrics_given
+    from peet_fast.metrics.base import metric_class, metric_names
+    from peet_fast.metrics.config import spec_parts
 
     if args.gotoscorer_weights is not None and args.gotoscorer_systems:
         raise InputError("--gotoscorer-systems", "give either --gotoscorer-weights or --gotoscorer-systems")
@@ -91,13 +90,12 @@ def metrics_from_args(args) -> list:
               "gotoscorer_weight_file": weights if weights not in (None, "none") else None,
               "gotoscorer_systems": list(args.gotoscorer_systems) if args.gotoscorer_systems else None}
     given = [k for k, v in values.items() if v is not None]
-    known = [m for m in args.metric if m in metric_names()]
+    known = [n for n in (spec_parts(m)[0] for m in args.metric) if n in metric_names()]
     for option in given:
         if not any(option in metric_class(m).config for m in known):
             takers = [n for n in metric_names() if option in metric_class(n).config]
             raise InputError(METRIC_FLAGS[option], f"needs --metric {' or '.join(takers)}")
-    return [configured(m, values) if m in known and set(metric_class(m).config) & set(given) else m
-            for m in args.metric]
+    return metrics_given(args.metric, values)
 
 
 def ranking_from_args(args, annotator=None):
@@ -107,8 +105,8 @@ def ranking_from_args(args, annotator=None):
     from peet_fast.evaluation.from_files import RankHooks, RankRequest, rank_files
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
-    check_bootstrap(args.bootstrap)
-    check_seed(args.seed)
+    check_bootstrap(args.bootstrap, 1, "--bootstrap")
+    check_seed(args.seed, "--seed")
     for flag, given in (("--human-ignore", args.human_ignore), ("--human-subset", args.human_subset)):
         if given and not args.human:
             raise InputError(flag, "needs --human")
@@ -117,7 +115,7 @@ def ranking_from_args(args, annotator=None):
     hooks = RankHooks(check_texts=lambda columns: warn_if_untokenised(args, columns),
                       progress=lambda total: progress_for(args, total=total),
                       notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
-                      hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=INPUT_FLAGS)
+                      hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=args.flags)
     with flags_named({"metrics": "--metric", **SYSTEM_FLAGS}):
         return rank_files(request, annotators(args) if annotator is None else annotator, hooks)
 
@@ -137,6 +135,7 @@ def print_ranking(ranking, model, references: int | str | None = None) -> None:
         print_metrics(ranking)
         if model is not None:
             print_model_line(model, references)
+        print_signatures(m.signature for m in ranking.metrics.values())
         return
     systems = ranking.systems
     names = [shown(s.name) for s in systems]
@@ -151,6 +150,7 @@ def print_ranking(ranking, model, references: int | str | None = None) -> None:
               f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
               + (f"  {h:>9}" if human else ""))
     print_model_line(model, references)
+    print_signatures(m.signature for m in ranking.metrics.values())
     if human:
         c = ranking.correlation
         fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")

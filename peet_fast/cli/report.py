@@ -95,7 +95,9 @@ def _meta_eval(args, annotator):
         raise InputError("--meta-eval-gold", "--meta-eval needs the CoNLL-14 gold M2")
     if not os.path.isfile(args.meta_eval_gold):
         raise InputError(args.meta_eval_gold, "no such file (the gold M2)")
-    if len(set(args.metric)) != len(args.metric):
+    from peet_fast.metrics.config import spec_parts
+
+    if len({spec_parts(m)[0] for m in args.metric}) != len(args.metric):
         raise InputError("--metric", "a metric is named twice")
     from peet_fast.meta_eval.metric.evaluator import meta_eval
 
@@ -148,23 +150,27 @@ def run(args) -> int:
     ranking, model = ranking_from_args(args, annotator)
     extra, summary = [], None
     if me is not None:
+        from peet_fast.cli._flags import metrics_given
         from peet_fast.cli._progress import progress_for
         from peet_fast.meta_eval.metric.report_section import report_section
 
         with _meta_flags(), progress_for(args, "report: meta-eval scoring", total=len(args.metric),
                                          unit="metrics") as scoring:
-            for k, metric in enumerate(args.metric):
+            metrics = metrics_given(args.metric)
+            for k, metric in enumerate(metrics):
                 me.scored(metric)
                 scoring(k + 1)
-            summary = me.summary(args.metric, "corpus", args.meta_eval_window, levels=("system",), pairwise=False)
+            summary = me.summary(metrics, "corpus", args.meta_eval_window, levels=("system",), pairwise=False)
         extra.append(report_section(summary))
     images = write_report(args.out, ranking, model, args.title, args.human, extra)
     print_ranking(ranking, model)
     if summary is not None:
+        from peet_fast.cli._common import print_signatures
         from peet_fast.cli.meta_eval import print_tables
 
         print()
         print_tables(summary)
+        print_signatures(m.get("signature") for m in summary["metrics"].values())
     print(f"peet-fast report: wrote {os.path.join(args.out, 'index.html')} and {plural(len(images), 'plot')}",
           file=sys.stderr)
     return 0

@@ -9,8 +9,10 @@ from peet_fast.cli._common import (
     add_pipeline_options,
     add_system_inputs,
     add_tokenize_option,
+    annotators,
     hyp_systems,
     model_summary,
+    print_signatures,
     print_model_line,
     resource_inputs,
     warn_if_untokenised,
@@ -69,12 +71,17 @@ def run(args) -> int:
         scores = score(paths, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
                        names=names, options=task_options(args, runner, progress))
     ranked = rank(scores)
+    from peet_fast.metrics.base import get_metric
+
+    signature = get_metric("peet", model=model).signature(refs="text", nrefs=len(args.ref),
+                                                          annotators=annotators(args))
     if args.summary:
         summary = {"model": model_summary(model, args),
                    "references": list(args.ref),
                    "systems": [{"name": s.name, "file": s.file, "peet": s.peet, "sentences": s.sentences,
                                 "words": s.words, "seconds_per_word": json_number(s.seconds_per_word),
-                                "mean_seconds_per_word": json_number(s.mean_seconds_per_word)} for s in ranked]}
+                                "mean_seconds_per_word": json_number(s.mean_seconds_per_word)} for s in ranked],
+                   "signature": signature}
         write_json(args.summary, summary)
     names = [shown(s.name) for s in ranked]       # a file or NAME= given name: escaped, never a forged line
     width = max(len("system"), *(len(n) for n in names))
@@ -83,4 +90,5 @@ def run(args) -> int:
         print(f"{k:>4}  {name:<{width}}  {s.peet:>9.3f}  {s.sentences:>9}  {s.seconds_per_word:>7.4f}  "
               f"{s.mean_seconds_per_word:>11.4f}")
     print_model_line(model, len(args.ref))
+    print_signatures([signature])
     return 0

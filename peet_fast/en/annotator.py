@@ -178,18 +178,22 @@ class Annotator:
             return self._annotate_pairs(origs, cors)
         table = memo.table(self)        # pairs annotated before in this run (languages.remembering)
         out: list = [None] * len(origs)
-        todo = []
+        todo: dict = {}                 # pair -> its first index: a pair given twice in one batch annotated once
         for k, pair in enumerate(zip(origs, cors)):
             entry = table.get(pair)
-            if entry is None:
-                todo.append(k)
-            else:
+            if entry is not None:
                 out[k] = memo.recall(entry)
-        memo.hits += len(origs) - len(todo)
+                memo.hits += 1
+            elif pair not in todo:
+                todo[pair] = k
         if todo:
-            for k, ann in zip(todo, self._annotate_pairs([origs[k] for k in todo], [cors[k] for k in todo])):
+            firsts = list(todo.values())
+            for k, ann in zip(firsts, self._annotate_pairs([origs[k] for k in firsts], [cors[k] for k in firsts])):
                 out[k] = ann
                 memo.store(table, (origs[k], cors[k]), ann)
+            for k, pair in enumerate(zip(origs, cors)):
+                if out[k] is None:
+                    out[k] = memo.recall(out[todo[pair]])
         return out
 
     def _annotate_pairs(self, origs: list[str], cors: list[str]) -> list[Annotation]:

@@ -70,6 +70,7 @@ class MetricInfo:
     boot: np.ndarray = field(repr=False, default=None)               # (B, S) corpus scores of the resamples
     metric: Metric | None = field(repr=False, default=None)          # the instance that computed stats
     headline: bool = False                                           # Metric.headline: the ranking's own figures
+    signature: str = ""                                              # how to reproduce its figures (Metric.signature)
 
     @classmethod
     def of(cls, metric: Metric) -> "MetricInfo":
@@ -118,8 +119,9 @@ class Ranking:
             "bootstrap": {"resamples": self.resamples, "seed": self.seed, "ci": CI_LEVEL,
                           "p_value": "share of resamples where the higher-ranked system is not strictly better "
                                      "than the next one"},
-            "metrics": [{"name": m.name, "title": m.title, "higher_is_better": m.higher_is_better}
-                        for m in self.metrics.values()],
+            "metrics": [{"name": m.name, "title": m.title, "higher_is_better": m.higher_is_better,
+                         "config": _json_safe(m.metric.settings.values()) if m.metric is not None else {},
+                         "signature": m.signature} for m in self.metrics.values()],
             "systems": [{"name": s.name, "file": s.file, "peet": _json_safe(s.peet), "ci_low": _json_safe(s.ci_low),
                          "ci_high": _json_safe(s.ci_high), "wer": s.wer, "sentences": s.sentences,
                          "p_next": s.p_next, "human": s.human, "words": s.words,
@@ -213,7 +215,8 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     spent: dict[str, float] = {}
     for m in objs:
         t0 = time.perf_counter()
-        stats[m.name] = m.system_stats(hyps, data)
+        with data.remembered():          # each (source, hypothesis) pair annotated once, whichever metrics need it
+            stats[m.name] = m.system_stats(hyps, data)
         spent[m.phase or m.name] = time.perf_counter() - t0
     t0 = time.perf_counter()
     baseline = next((m for m in objs if m.name == BASELINE), None)
@@ -235,6 +238,8 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     t0 = time.perf_counter()
     out = assemble_metrics(scores, objs, stats, (seconds, wer, arrays), opts)
     out.references, out.gold_path = len(refs), data.gold_path
+    for m in objs:
+        out.metrics[m.name].signature = m.signature(data)
     if opts.timings is not None:
         opts.timings.update(spent, bootstrap=time.perf_counter() - t0)
     return out

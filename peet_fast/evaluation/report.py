@@ -30,7 +30,7 @@ from typing import Sequence
 
 import numpy as np
 
-from peet_fast.evaluation.report_sections import Section, draw_sections
+from peet_fast.evaluation.report_sections import Section, draw_sections, signatures_html
 from peet_fast.io import InputError, current_umask
 
 GENERATOR = "peet-fast report"
@@ -443,5 +443,5 @@ def _page(title: str, ranking, model, sections, human_file, extra=()) -> str:
         parts.append(f'<section id="{e(sec.sid)}"><h2>{e(sec.title)}</h2>{sec.body}'
                      + "".join(f'<img src="{e(img)}" alt="{e(sec.title)}: {e(img)}">' for img in images)
                      + "</section>")
-    parts.append("</body></html>\n")
+    parts += [signatures_html(m.signature for m in getattr(ranking, "metrics", {}).values()), "</body></html>\n"]
     return "\n".join(parts)

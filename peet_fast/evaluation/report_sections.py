@@ -45,3 +45,11 @@ def draw_sections(tmp: str, extra: Sequence[Section], taken: Sequence[str],
             saved.append(name)
         out.append((sec, saved))
     return out
+
+
+def signatures_html(signatures) -> str:
+    """The signatures of the page's figures (metrics.signature; one per metric), a paragraph of code lines."""
+    import html
+
+    lines = [f"<code>{html.escape(s)}</code>" for s in signatures if s]
+    return f'<p class="signatures">Signatures (docs/metrics.md): {"<br>".join(lines)}</p>' if lines else ""

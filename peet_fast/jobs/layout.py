@@ -22,6 +22,7 @@ MANIFEST = "_manifest.json"   # "_" prefix: pyarrow.parquet.read_table(DIR) skip
 LOCK = "_lock"
 FORMAT = "peet-fast-job"
 SHARD_KEY = "peet_fast.shard"          # a part file's key-value metadata: its manifest entry and the job signature
+SIGNATURE_KEY = "peet_fast.signature"  # and how to reproduce its figures (metrics.signature.job_signature)
 PART = re.compile(r"part-(\d{5,})\.parquet")
 TMP = re.compile(r"\.peet-fast-.*\.tmp")   # io.atomic_write's temporary files
 

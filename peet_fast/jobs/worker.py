@@ -11,10 +11,11 @@ from peet_fast.en.annotator import Annotator
 from peet_fast.en.features import featurize_table
 from peet_fast.formats.pairs import pair_format
 from peet_fast.io import atomic_write, lines_located
-from peet_fast.jobs.layout import SHARD_KEY, file_sha256, shard_file
+from peet_fast.jobs.layout import SHARD_KEY, SIGNATURE_KEY, file_sha256, shard_file
 from peet_fast.jobs.sizing import piece_rows, texts_per_row
 from peet_fast.jobs.sources import Shard, Source, id_type, read_shard, typed_ids
 from peet_fast.jobs.spec import JobSpec
+from peet_fast.metrics.signature import job_signature
 from peet_fast.peet.model import from_json
 from peet_fast.peet.scoring import score_chunks, sentence_schema, sentence_table
 
@@ -26,6 +27,8 @@ class WorkerState:
     def __init__(self, spec: JobSpec):
         self.spec = spec
         self.signature = spec.signature()
+        self.metric_signature = job_signature(spec.kind, spec.feature_set, spec.model, spec.n_refs, spec.spacy_model,
+                                              spec.tokenise)        # how to reproduce the figures (docs/metrics.md)
         self.annotator = Annotator(spacy_model=spec.spacy_model, batch_size=spec.batch_size, tokenise=spec.tokenise,
                                    max_line_tokens=spec.max_line_tokens, **spec.cache)
         self.model = from_json(spec.model, "<job model>") if spec.model is not None else None
@@ -94,7 +97,8 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
         with atomic_write(path, "wb") as fh:
             with pq.ParquetWriter(fh, table.schema, compression="zstd", write_page_checksum=True) as writer:
                 writer.write_table(table)
-                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature})})
+                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature}),
+                                               SIGNATURE_KEY: state.metric_signature})
         entry["sha256"] = file_sha256(path)
     except OSError as exc:        # disk full, permission: name the directory and the shard
         raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc

@@ -20,6 +20,10 @@ from typing import Any, Callable, ClassVar, Sequence
 
 import numpy as np
 
+from peet_fast.io import InputError
+from peet_fast.languages import PairMemo, remembering
+from peet_fast.metrics.config import Config, spec_parts
+
 # name -> module defining (and registering) it; imported on first use
 MODULES: dict[str, str] = {
     "peet": "peet_fast.peet.metric",
@@ -50,13 +54,21 @@ class EvalSet:
     gold M2 blocks (peet_fast.formats.m2) when the references came from one, with gold_path naming its file;
     annotator: a callable returning the edit annotator, loaded on first use: a peet_fast.languages.Annotators (the
     one memoised factory every command and the API hand down; metrics that extract edits need it);
-    options: anything else a metric documents (e.g. a PEET model)."""
+    options: anything else a metric documents (e.g. a PEET model); memo: the one memo of annotated pairs of the
+    test set (languages.PairMemo: each (source, hypothesis) pair annotated once whichever metrics score it, while
+    the EvalSet lives; a meta-evaluation hands its dataset's own to every EvalSet of it), active within
+    remembered()."""
     sources: Sequence[str] | None
     references: Sequence[Sequence[str]]
     gold: Sequence[Any] | None = None
     gold_path: str | None = None
     annotator: Callable[[], Any] | None = None
     options: dict = field(default_factory=dict)
+    memo: PairMemo = field(default_factory=PairMemo, repr=False, compare=False)
+
+    def remembered(self):
+        """A context in which the annotators recall the pairs annotated before on this test set (its memo)."""
+        return remembering(self.memo)
 
     def __len__(self) -> int:
         if self.references:
@@ -113,12 +125,14 @@ class Metric:
     needs_sources: ClassVar[bool] = False   # refuses an EvalSet without sources
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
     needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
+    parses: ClassVar[bool] = False          # its figures depend on the language pipeline (a signature's nlp)
     needs_model: ClassVar[bool] = False     # scores with a PEET model (EvalSet.options["model"]): loaded first
     headline: ClassVar[bool] = False        # a ranking's top-level figures are its own (PEET's: RankedSystem.peet,
                                             # ci_low, ci_high, p_next, the per-word figures; Ranking.seconds, boot)
     phase: ClassVar[str] = ""               # its name in rank's timings (default: its name)
     langs: ClassVar[tuple] = ("en",)        # the languages whose annotator it takes (compare's lang)
-    # its options, one name each for the command line, the API and a summary -> the class's keyword (configured)
+    Config: ClassVar[type] = Config         # its options (a frozen dataclass of metrics.config: fields, bounds)
+    # the command line's metric-specific flags (their dest) -> the Config field each sets (the one map: configured)
     config: ClassVar[dict] = {}
     scores_edits: ClassVar[bool] = False    # compare gives it a Comparison (M2, parallel text): Metric.compare
     compare_options: ClassVar[frozenset] = frozenset()   # compare's options it takes (config's and input ones)
@@ -186,6 +200,11 @@ class Metric:
             hit = cache[slot] = (data, prepare(data))
         return hit[1]
 
+    def last_prepared(self, prepare: Callable[[EvalSet], Any]) -> Any:
+        """What prepare returned for the last EvalSet it was prepared for (prepared, no key), or None."""
+        hit = self.__dict__.get("_ref_cache", {}).get((getattr(prepare, "__name__", repr(prepare)), None))
+        return None if hit is None else hit[1]
+
     def _remember(self, stats: np.ndarray, detail: Any) -> None:
         """Keep what breakdown(stats) needs beside the statistics array it belongs to (while that array lives)."""
         import weakref
@@ -217,6 +236,29 @@ class Metric:
             return np.zeros((len(idx), 0), dtype=np.float64)
         return np.stack([self.bootstrap(s, idx) for s in stats], axis=1)
 
+    @property
+    def settings(self) -> Config:
+        """The instance's options as its Config (what get_metric made it from; for an instance made directly, read
+        from its attributes of the fields' names)."""
+        got = self.__dict__.get("_settings")
+        if got is None:
+            from dataclasses import fields
+
+            got = self.Config(**{f.name: getattr(self, f.name) for f in fields(self.Config) if hasattr(self, f.name)})
+            self.__dict__["_settings"] = got
+        return got
+
+    def signed(self, data: EvalSet | None) -> dict:
+        """What the metric's signature adds to its Config's fields ({field: text}; PEET: its model); default none."""
+        return {}
+
+    def signature(self, data: EvalSet | None = None, extra: dict | None = None, **context) -> str:
+        """The one line saying how to reproduce this metric's figures on data, or on the context given without an
+        EvalSet (refs, nrefs, annotators, lang: metrics.signature)."""
+        from peet_fast.metrics.signature import signature
+
+        return signature(self, data, extra, **context)
+
     def describe(self) -> str:
         """The metric's name in sentences: label, else title, else name."""
         return self.label or self.title or self.name
@@ -236,10 +278,11 @@ def metric_names() -> list[str]:
 
 
 def configured(name: str, values: dict) -> Metric:
-    """The metric called name with its options taken from values, named as Metric.config names them (the names the
-    command line, the API and a summary share); a value of None, and a name the metric does not take, is left out."""
-    cls = metric_class(name)
-    return cls(**{kw: values[key] for key, kw in cls.config.items() if values.get(key) is not None})
+    """The metric called name (or a spec, metric_from_spec) with its options taken from values, named as the
+    command line's flags store them (Metric.config: dest -> Config field); a value of None, and a name the metric
+    does not take, is left out."""
+    made = metric_from_spec(name, values)
+    return get_metric(made) if isinstance(made, str) else made
 
 
 def metric_class(name: str) -> type[Metric]:
@@ -252,10 +295,35 @@ def metric_class(name: str) -> type[Metric]:
 
 
 def get_metric(name: str, **options) -> Metric:
-    """A new instance of the metric called name (options: the metric's own keyword arguments); ValueError naming
-    the known metrics otherwise."""
-    if name not in REGISTRY and name in MODULES:
-        importlib.import_module(MODULES[name])
-    if name not in REGISTRY:
-        raise ValueError(f"unknown metric {name!r}; known: {', '.join(metric_names())}")
-    return REGISTRY[name](**options)
+    """A new instance of the metric called name: options are its Config's fields (checked once: InputError naming
+    the field) and any other keyword its class takes (objects: a PEET model, GoToScorer's chunk_weight); ValueError
+    naming the known metrics for an unknown name."""
+    import inspect
+    from dataclasses import fields
+
+    cls = metric_class(name)
+    names = {f.name for f in fields(cls.Config)}
+    taken = set(inspect.signature(cls.__init__).parameters) - names      # objects, not options: model, chunk_weight
+    settings = cls.Config.make(name, {k: v for k, v in options.items() if k not in taken})
+    metric = cls(**settings.values(), **{k: v for k, v in options.items() if k not in names})
+    metric.__dict__["_settings"] = settings
+    return metric
+
+
+def metric_from_spec(spec: str, flags: dict | None = None) -> Metric | str:
+    """A command line's metric: NAME or NAME:FIELD=VALUE:... (the fields converted from text; InputError
+    "NAME:FIELD" for a bad one), with the metric-specific flags' values (flags: dest -> value; Metric.config maps
+    them onto fields; the spec's fields win). A bare NAME given no option, and an unknown name, come back as they
+    are (refused where the metric is looked up)."""
+    name, texts = spec_parts(spec)
+    if name not in metric_names():
+        return spec
+    cls = metric_class(name)
+    given = {kw: flags[dest] for dest, kw in cls.config.items() if flags and flags.get(dest) is not None}
+    if not texts and not given:
+        return name
+    try:
+        settings = cls.Config.from_texts(name, texts)
+    except InputError as exc:
+        raise InputError(f"{name}:{exc.path}", exc.message) from None
+    return get_metric(name, **{**given, **{k: getattr(settings, k) for k in texts}})

@@ -24,6 +24,7 @@ chunks) where CLEME refuses the whole file; a beta other than 0.5 is used at the
 sentence level always uses 0.5). How both were checked: tests/metrics/test_cleme2.py, tests/fixtures/cleme."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
@@ -31,6 +32,7 @@ import numpy as np
 from peet_fast.io import InputError
 from peet_fast.metrics import cleme2 as C2
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 from peet_fast.metrics.cleme import CSentence, annotation_target, cleme_targets
 
 
@@ -39,16 +41,6 @@ def _annotated_targets(annotator, sources: Sequence[str], targets: Sequence[str]
     return [annotation_target(a) for a in annotator.annotate_pairs(list(sources), list(targets))]
 
 
-# the last systems' annotated hypotheses: (EvalSet, hypotheses, targets), newest last, reused by the next metric on
-# them; a few kept, so that cleme then cleme2 over several datasets (a meta-evaluation) annotate each once
-_LAST: list = []
-_KEEP = 4
-
-
-def _same_inputs(a: EvalSet, b: EvalSet) -> bool:
-    """Whether two EvalSets annotate alike: the same one, or the same sources (object) and annotator factory (a
-    meta-evaluation gives each metric an EvalSet of its own over one dataset's sources and annotator)."""
-    return a is b or (a.sources is b.sources and a.annotator is b.annotator and a.annotator is not None)
 
 
 def _totals(stats: np.ndarray, k: int) -> list[float]:
@@ -95,15 +87,17 @@ class _ChunkMetric(Metric):
                 raise InputError(self.name, f"{len(h)} hypotheses for {n} sentences")
         if data.annotator is None:
             raise ValueError(f"the {self.name} metric needs an annotator (EvalSet.annotator)")
-        key = tuple(tuple(h) for h in hyps)
-        hit = next((entry for entry in _LAST if _same_inputs(entry[0], data) and entry[1] == key), None)
-        if hit is not None:
-            flat = hit[2]                       # cleme then cleme2 on the same systems: annotated once
-        else:
-            flat = _annotated_targets(data.annotator(), [s for _ in hyps for s in data.sources],
-                                      [t for h in hyps for t in h])
-            _LAST.append((data, key, flat))
-            del _LAST[:-_KEEP]
+        # cleme then cleme2 on the same systems: annotated once (the EvalSet's memo, any language's annotator)
+        annotator = data.annotator()
+        table = data.memo.table(_annotated_targets)
+        key = (id(annotator), tuple(data.sources), tuple(tuple(h) for h in hyps))
+        flat = table.get(key)
+        if flat is None or flat[0] is not annotator:
+            with data.remembered():
+                flat = (annotator, _annotated_targets(annotator, [s for _ in hyps for s in data.sources],
+                                                      [t for h in hyps for t in h]))
+            data.memo.put(table, key, flat)
+        flat = flat[1]
         out = []
         for s in range(len(hyps)):
             sents = []
@@ -214,6 +208,13 @@ class Cleme(_ChunkMetric):
                    "sentences": len(sents)}
         return Compared(result, format_cleme(result, variant), summary)
 
+    @dataclass(frozen=True)
+    class Config(Config):
+        mode: str = option("dependent", choices=("dependent", "independent"))
+        weighted: bool = option(False)          # length-weighted counts
+        beta: float = option(0.5, "the F-measure's beta", low=0)
+        merge_distance: int = option(0, low=0)
+
     def __init__(self, mode: str = "dependent", weighted: bool = False, beta: float = 0.5, merge_distance: int = 0):
         super().__init__(mode, weighted, merge_distance)
         self.beta = float(beta)
@@ -272,6 +273,14 @@ class Cleme2(_ChunkMetric):
     columns = C2.COLUMNS
     config = {"cleme_mode": "mode", "cleme_weighted": "weighted"}
     compare_options = frozenset(config)
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        mode: str = option("dependent", choices=("dependent", "independent"))
+        weighted: bool = option(False)
+        factors: tuple = option(C2.CORPUS_FACTORS, kind="floats")             # hit, err, und, ove (corpus)
+        sentence_factors: tuple = option(C2.SENTENCE_FACTORS, kind="floats")  # the same per sentence
+        merge_distance: int = option(0, low=0)
 
     def __init__(self, mode: str = "dependent", weighted: bool = False, factors: Sequence[float] = C2.CORPUS_FACTORS,
                  sentence_factors: Sequence[float] = C2.SENTENCE_FACTORS, merge_distance: int = 0):

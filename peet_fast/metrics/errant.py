@@ -15,11 +15,13 @@ EvalSet use: sources (required), references, annotator, options["lang"] ("en" by
 peet_fast.languages.span_rules)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 
 
 @register
@@ -31,10 +33,21 @@ class Errant(Metric):
     needs_sources = True
     fmt = ".4f"
     langs = ("en", "zh")
+    parses = True
     config = {"beta": "beta", "mode": "mode", "single": "single", "multi": "multi", "filt": "filt",
               "alignments": "alignments", "cat": "cat"}
     scores_edits = True
     compare_options = frozenset([*config, "lang", "para", "allow_source_mismatch", "verbose"])
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        beta: float = option(0.5, "the F-measure's beta", low=0)
+        mode: str = option("cs", choices=("cs", "cse", "ds", "dt"))      # errant_compare's -ds/-dt/-cse (span.MODES)
+        single: bool = option(False)            # only the single-token edits (-single)
+        multi: bool = option(False)             # only the multi-token edits (-multi)
+        filt: tuple = option((), kind="strs")   # the error types left out (-filt)
+        alignments: str = option("pool", choices=("pool", "separate"))
+        cat: int | None = option(None, choices=(1, 2, 3))     # compare's per-type level (-cat)
 
     def __init__(self, beta: float = 0.5, mode: str = "cs", single: bool = False, multi: bool = False,
                  filt: Sequence[str] = (), alignments: str = "pool", cat: int | None = None):

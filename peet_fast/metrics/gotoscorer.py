@@ -49,6 +49,7 @@ import numpy as np
 
 from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 
 SKIPPED_TYPES = frozenset(("noop", "UNK", "Um"))
 COLUMNS = ("TP", "FP", "FN", "TN", "weight")
@@ -142,6 +143,7 @@ class ChunkWeight:
 @register
 class GoToScorer(Metric):
     name = "gotoscorer"
+    parses = True
     title = "GoToScorer F0.5"
     label = "GoToScorer F0.5"
     higher_is_better = True
@@ -149,6 +151,15 @@ class GoToScorer(Metric):
     fmt = ".4f"
     config = {"gotoscorer_weight_file": "weight_file", "gotoscorer_systems": "weight_systems",
               "gotoscorer_no_weight": "no_weight"}
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        beta: float = option(0.5, "the F-measure's beta", low=0)
+        ref_id: int = option(0, low=0)                      # the reference whose chunks are scored (GTS -ref_id)
+        weight_file: str | None = option(None, kind="path")       # a GTS weight file (-gen_w_file's)
+        weight_systems: tuple | None = option(None, kind="paths")  # outputs whose corrections give the weights
+        no_weight: bool = option(False)                     # every chunk weighs 1 (GTS -no_weight)
+        convention: str = option("gts", choices=CONVENTIONS)
 
     def __init__(self, beta: float = 0.5, ref_id: int = 0, weight_file: str | None = None,
                  weight_systems: Sequence | None = None, no_weight: bool = False,
@@ -171,7 +182,6 @@ class GoToScorer(Metric):
         if beta != 0.5:
             self.title = self.label = f"GoToScorer F{beta:g}"
         self._errant = Errant()
-        self._latest = None                           # the last EvalSet's (texts, token arrays, chunks)
         self.weights: np.ndarray | None = None        # per reference chunk, of the last system_stats
         self.correct_counts: tuple | None = None      # (N, per-chunk systems correct) behind self.weights
 
@@ -179,8 +189,7 @@ class GoToScorer(Metric):
 
     def _prepare(self, data: EvalSet):
         """(texts, token arrays, reference chunks) of an EvalSet, computed once."""
-        self._latest = self.prepared(data, self._chunks)
-        return self._latest
+        return self.prepared(data, self._chunks)
 
     def _chunks(self, data: EvalSet):
         from peet_fast._ext.gotoscorer import make_chunks
@@ -325,9 +334,10 @@ class GoToScorer(Metric):
 
     def weight_file_text(self) -> str:
         """The weight file (GTS -gen_w_file) of the weights the last system_stats used."""
-        if self.correct_counts is None or self._latest is None:
+        latest = self.last_prepared(self._chunks)            # the last EvalSet's (texts, token arrays, chunks)
+        if self.correct_counts is None or latest is None:
             raise ValueError("no weights computed yet (or no_weight)")
-        return weight_file_text(self.correct_counts[0], self.correct_counts[1], self._latest[2].off)
+        return weight_file_text(self.correct_counts[0], self.correct_counts[1], latest[2].off)
 
     # --- scores ----------------------------------------------------------------------------------------------------
 

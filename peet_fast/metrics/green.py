@@ -24,12 +24,14 @@ Per-sentence statistics: (n, N, 3) float64, the kept reference's (TP, FP, FN) pe
 own, so any subset or resample of the sentences is scored exactly as gec-metrics would score it). No departures."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 
 UNITS = ("word", "char")
 
@@ -98,6 +100,12 @@ class Green(Metric):
     fmt = ".4f"
     higher_is_better = True
     needs_sources = True
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        n: int = option(4, "the n-gram order", low=1)
+        beta: float = option(2.0, "the F-measure's beta", low=0)
+        unit: str = option("word", choices=UNITS)
 
     def __init__(self, n: int = 4, beta: float = 2.0, unit: str = "word"):
         if not isinstance(n, int) or isinstance(n, bool) or n < 1:

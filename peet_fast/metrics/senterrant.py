@@ -27,11 +27,13 @@ Per-sentence statistics, shape (n, 4): the sentence's F and the chosen reference
 edit counts (PT-M2's tie-breaks: more correct, then fewer proposed + beta^2 reference edits, then the first)."""
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 from peet_fast.metrics.sentm2 import MeanOfSentences, best_for_sentence
 
 NOOP_KEY = (-1, -1, "-NONE-")
@@ -71,11 +73,16 @@ def sentence_counts(hyp: Sequence[tuple], refs: dict) -> list[tuple]:
 class SentErrant(MeanOfSentences, Metric):
     """SentERRANT F_beta (PT-M2's figure): per-sentence (F, correct, proposed, reference edits), the mean of F."""
     name = "senterrant"
+    parses = True
     title = "SentERRANT F0.5"
     label = "SentERRANT F0.5"
     higher_is_better = True
     needs_sources = True
     fmt = ".4f"
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        beta: float = option(0.5, "the F-measure's beta", low=0)
 
     def __init__(self, beta: float = 0.5):
         from peet_fast.metrics.errant import Errant

@@ -32,7 +32,7 @@ MAX_RESAMPLES = 100_000
 MAX_SEED = 2**64 - 1
 
 
-def check_bootstrap(resamples: int, minimum: int = 1, option: str = "--bootstrap", unit: str = "resamples") -> None:
+def check_bootstrap(resamples: int, minimum: int = 1, option: str = "bootstrap", unit: str = "resamples") -> None:
     """Refuse (InputError naming the option) fewer than `minimum` or more than MAX_RESAMPLES resamples (or runs):
     every command that draws them caps them so, before anything is read."""
     if resamples < minimum:
@@ -41,7 +41,7 @@ def check_bootstrap(resamples: int, minimum: int = 1, option: str = "--bootstrap
         raise InputError(option, f"at most {MAX_RESAMPLES:,} {unit} (each one's figures are kept), not {resamples:,}")
 
 
-def check_seed(seed: int, option: str = "--seed") -> None:
+def check_seed(seed: int, option: str = "seed") -> None:
     """Refuse (InputError naming the option) a seed below 0 or above MAX_SEED (one that would be cut)."""
     if seed < 0:
         raise InputError(option, "must be a non-negative integer")

@@ -43,6 +43,19 @@ class PEET(Metric):
         model = self.model if self.model is not None else data.options.get("model")
         return model if model is not None else load_model()
 
+    def signed(self, data: EvalSet) -> dict:
+        """The model: the first 8 hex digits of the SHA-256 of its JSON (keys sorted)."""
+        import json
+
+        from peet_fast.metrics.signature import digest
+
+        model = self.model_for(data) if data is not None else self.model
+        if model is None:
+            from peet_fast.peet.model import load_model
+
+            model = load_model()
+        return {"model": digest(json.dumps(model.to_json(), sort_keys=True).encode())}
+
     def columns(self, data: EvalSet) -> list[str]:
         """The names of the statistics' columns: "seconds", then the model's features."""
         from peet_fast.en.features import feature_names

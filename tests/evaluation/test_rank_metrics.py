@@ -18,6 +18,7 @@ from conftest import FIXTURES, SPACY_MODEL
 from test_rank import dp_wer, lines      # the helpers of the rank tests, not their tests
 from peet_fast.evaluation import rank as rk
 from peet_fast.cli import main
+import peet_fast
 from peet_fast.formats.m2 import annotator_references, looks_like_m2, parse_m2
 from peet_fast.io import InputError
 from peet_fast.languages import Annotators
@@ -379,8 +380,11 @@ def test_a_registered_metric_flows_through_rank(fake_metric, tmp_path, run_cli):
                            "--bootstrap", "300", "--seed", "4", "--summary", summary)
     assert rc == 0, err
     s = json.loads(summary.read_text("utf-8"))
-    assert s["metrics"] == [{"name": "longest", "title": "Words", "higher_is_better": True},
-                            {"name": "wer", "title": "WER", "higher_is_better": False}]
+    version = peet_fast.__version__
+    assert s["metrics"] == [{"name": "longest", "title": "Words", "higher_is_better": True, "config": {},
+                             "signature": f"longest|refs:text|nrefs:2|tok:given|nlp:none|version:{version}"},
+                            {"name": "wer", "title": "WER", "higher_is_better": False, "config": {},
+                             "signature": f"wer|refs:text|nrefs:2|tok:given|nlp:none|version:{version}"}]
     assert s["model"] is None                                   # no PEET asked for: no model, no parse
     lengths = {p.stem: [len(x.split()) for x in lines(p)] for p in SYSTEMS}
     means = {k: float(np.mean(v)) for k, v in lengths.items()}

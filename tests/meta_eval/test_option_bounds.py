@@ -29,15 +29,15 @@ def test_the_bounds():
     check_bootstrap(0, 0)
     check_seed(0)
     check_seed(2**64 - 1)
-    with pytest.raises(InputError, match=r"^--bootstrap: at most 100,000 resamples \(each one's figures are kept\), "
+    with pytest.raises(InputError, match=r"^bootstrap: at most 100,000 resamples \(each one's figures are kept\), "
                                          r"not 100,001$"):
         check_bootstrap(100_001)
-    with pytest.raises(InputError, match=r"^--bootstrap: must be at least 1$"):
+    with pytest.raises(InputError, match=r"^bootstrap: must be at least 1$"):
         check_bootstrap(0)
-    with pytest.raises(InputError, match=r"^--seed: at most 2\*\*64 - 1 \(18,446,744,073,709,551,615\), not "
+    with pytest.raises(InputError, match=r"^seed: at most 2\*\*64 - 1 \(18,446,744,073,709,551,615\), not "
                                          r"18,446,744,073,709,551,616$"):
         check_seed(2**64)
-    with pytest.raises(InputError, match=r"^--seed: must be a non-negative integer$"):
+    with pytest.raises(InputError, match=r"^seed: must be a non-negative integer$"):
         check_seed(-1)
 
 

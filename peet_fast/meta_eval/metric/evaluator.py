@@ -21,13 +21,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from peet_fast.io import InputError
-from peet_fast.languages import PairMemo, remembering
+from peet_fast.languages import PairMemo
 from peet_fast.meta_eval.metric import data as D
 from peet_fast.meta_eval.metric import sentence as SL
 from peet_fast.meta_eval.metric import significance as SG
 from peet_fast.meta_eval.metric import system as SY
 from peet_fast.meta_eval.metric.scores import checked_scores
 from peet_fast.metrics.base import EvalSet, Metric, get_metric
+from peet_fast.metrics.signature import meta_signature
 from peet_fast.metrics.stats import resample_counts
 
 
@@ -128,7 +129,8 @@ class MetaEval:
 
     def eval_set(self) -> EvalSet:
         d = self.dataset
-        return EvalSet(d.sources, d.references, d.gold, None, self._annotators, {"model": self._model, "lang": "en"})
+        return EvalSet(d.sources, d.references, d.gold, None, self._annotators, {"model": self._model, "lang": "en"},
+                       memo=self._pair_memo)
 
     # --- scoring -----------------------------------------------------------------------------------------------
 
@@ -163,7 +165,7 @@ class MetaEval:
         t0 = time.perf_counter()
         data = self.eval_set()
         systems = self.systems
-        with remembering(self._pair_memo):
+        with data.remembered():
             stats = dict(zip(systems, metric.system_stats([self.hypotheses[s] for s in systems], data)))
         sign = 1.0 if metric.higher_is_better else -1.0
         value = metric.corpus_value
@@ -335,7 +337,8 @@ class MetaEval:
         for m in metrics:
             sc = self.scored(m)
             name = sc.name
-            entry: dict = {"higher_is_better": sc.sign > 0, "system_scores": self.system_scores(m, aggregation)}
+            entry: dict = {"higher_is_better": sc.sign > 0, "system_scores": self.system_scores(m, aggregation),
+                           "signature": None if sc.metric is None else meta_signature(sc.metric, self.eval_set(), d)}
             if "system" in levels:
                 entry["system"] = self.corr_system(m, aggregation, bootstrap, seed)
             if "sentence" in levels and sc.sentence is not None and d.judgments:     # own data: judgments or not

@@ -3,16 +3,18 @@ statistics, and gec-metrics' sentence-level GLEU (see GleuMetric)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Sequence
 
 import numpy as np
 
 from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 from peet_fast.metrics.gleu.reference_draws import draws, iterations_for
 from peet_fast.metrics.gleu.ngrams import K, ORDER, References
 from peet_fast.metrics.gleu.read import tokens_of
-from peet_fast.metrics.gleu.score import check_options, corpus_values, kept_columns, summary
+from peet_fast.metrics.gleu.score import MAX_ITERATIONS, check_options, corpus_values, kept_columns, summary
 
 
 def _gleu_array(sums: np.ndarray, n: int) -> np.ndarray:
@@ -52,6 +54,11 @@ class GleuMetric(Metric):
     fmt = ".6f"                 # compute_gleu prints 6 decimals
     higher_is_better = True
     needs_sources = True
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        n: int = option(ORDER, "the n-gram order", low=1)                 # compute_gleu's -n
+        iterations: int = option(500, "the number of iterations", low=1, high=MAX_ITERATIONS)    # its --iter
 
     def __init__(self, n: int = ORDER, iterations: int = 500):
         check_options(n, iterations)

@@ -13,6 +13,7 @@ import numpy as np
 
 from peet_fast.io import InputError
 from peet_fast.metrics.base import EvalSet, Metric, register
+from peet_fast.metrics.config import Config, option
 from peet_fast.metrics.m2.gold import Gold, gold_from_blocks, gold_from_text_or_path, parse_gold, read_gold
 from peet_fast.metrics.m2.py2 import _strip, py2_repr, py2_str
 from peet_fast.metrics.m2.search import (LatticeTooLarge, _match_seq, _Sentence, _shrink, _ws_case_only,
@@ -183,6 +184,12 @@ class M2Metric(Metric):
     title = "M2 F0.5"
     higher_is_better = True
     needs_gold = True
+
+    @dataclass(frozen=True)
+    class Config(Config):
+        beta: float = option(0.5, "the F-measure's beta", low=0)
+        max_unchanged_words: int = option(2, low=0)
+        ignore_whitespace_casing: bool = option(False)
 
     def __init__(self, beta: float = 0.5, max_unchanged_words: int = 2, ignore_whitespace_casing: bool = False):
         check_options(beta, max_unchanged_words)
