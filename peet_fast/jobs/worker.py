@@ -89,6 +89,7 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
     with _lines_of_shard(spec.source, shard, rows), \
             RowMeter(state.annotator, shard.stop - shard.start, piece_rows(texts_per_row(spec)), report) as meter:
         table = _compute_shard(state, shard, rows, meter)
+    table = table.replace_schema_metadata({**(table.schema.metadata or {}), SIGNATURE_KEY: state.metric_signature})
     name = shard.file or shard_file(shard.index)
     path = os.path.join(out_dir, name)
     entry = {"index": shard.index, "start": shard.start, "stop": shard.stop, "file": name,
@@ -97,8 +98,7 @@ def run_shard(state: WorkerState, shard: Shard, out_dir: str) -> dict:
         with atomic_write(path, "wb") as fh:
             with pq.ParquetWriter(fh, table.schema, compression="zstd", write_page_checksum=True) as writer:
                 writer.write_table(table)
-                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature}),
-                                               SIGNATURE_KEY: state.metric_signature})
+                writer.add_key_value_metadata({SHARD_KEY: json.dumps({**entry, "signature": state.signature})})
         entry["sha256"] = file_sha256(path)
     except OSError as exc:        # disk full, permission: name the directory and the shard
         raise OSError(exc.errno, f"{exc.strerror or exc} (shard {shard.index})", out_dir) from exc

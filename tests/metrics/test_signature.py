@@ -181,3 +181,17 @@ def test_version_prints_what_it_signs_with():
     res = _cli("--version")
     assert res.returncode == 0
     assert res.stdout.strip() == f"peet-fast {__version__} (nlp: {pipeline('en')}; signatures: docs/metrics.md)"
+
+
+def test_a_jobs_part_files_carry_its_signature(tmp_path):
+    import pyarrow.parquet as pq
+
+    from peet_fast.metrics.signature import job_signature
+
+    sample = RANK.parent / "sample"
+    res = _cli("featurize", "--mo", str(sample / "system_a.txt"), "--trg", str(sample / "reference.txt"),
+               "--out", str(tmp_path / "job"), "--workers", "1", "--quiet")
+    assert res.returncode == 0, res.stderr
+    signed = pq.read_table(tmp_path / "job").schema.metadata[b"peet_fast.signature"].decode()
+    assert signed == job_signature("featurize", "small", None, 0, None, False)
+    assert signed == f"features|feature_set:small|tok:given|nlp:{pipeline('en')}|version:{__version__}"
