@@ -223,7 +223,7 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
         raise InputError("metrics", str(exc)) from None
     blocks = gold_path = gold_text = None
     if gold is not None:
-        from peet_fast.formats.m2 import annotator_references, parse_m2, read_m2
+        from peet_fast.formats.m2 import parse_m2, read_m2
 
         if refs is not None or src is not None:
             raise InputError("gold", "supplies the sources and references; leave out refs and src")
@@ -237,8 +237,8 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
             raise InputError("gold", "must be a gold M2 file's text (a string holding a newline) or its path")
         if not blocks:
             raise InputError("gold", "no sentence blocks")
-        refs = annotator_references(blocks, gold_path or "<gold>")
-        src = [" ".join(b.source) for b in blocks]
+        made = EvalSet.from_gold(blocks, gold_path)
+        refs, src = made.references, made.sources
     if not refs:
         raise InputError("refs", "give at least one reference (or a gold M2 text as gold)")
     named = {**{f"hyps[{n!r}]": h for n, h in hyps.items()}, **{f"refs[{k}]": r for k, r in enumerate(refs)}}

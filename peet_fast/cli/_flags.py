@@ -66,12 +66,18 @@ def parser_flags(parser) -> dict:
     return {a.dest: a.option_strings[0] for a in parser._actions if a.option_strings and a.dest != "help"}
 
 
-def metrics_given(specs, values: dict | None = None) -> list:
+def metrics_given(specs, values: dict | None = None, flags: dict | None = None) -> list:
     """--metric's metrics: each NAME or NAME:FIELD=VALUE:... (docs/commands.md), the metric-specific flags' values
     (values: dest -> value) set on the metrics taking them (metrics.base.metric_from_spec); a bad field is refused
-    as `--metric NAME:FIELD: ...`."""
-    from peet_fast.metrics.base import metric_from_spec
+    as `--metric NAME:FIELD: ...`, and a value given (flags: its dest -> the flag) when no metric named takes it."""
+    from peet_fast.metrics.base import metric_class, metric_from_spec, metric_names
+    from peet_fast.metrics.config import spec_parts
 
+    names = [n for n in (spec_parts(s)[0] for s in specs) if n in metric_names()]
+    for option, flag in (flags or {}).items():
+        if (values or {}).get(option) is not None and not any(option in metric_class(n).config for n in names):
+            takers = [n for n in metric_names() if option in metric_class(n).config]
+            raise InputError(flag, f"needs --metric {' or '.join(takers)}")
     out = []
     for spec in specs:
         try:

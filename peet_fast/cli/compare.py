@@ -232,8 +232,7 @@ def compare_text(args, metric):
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
     inputs = read_eval_inputs([args.hyp], args.ref, args.src, {"ref": "--ref", "src": "--src"})
-    data = EvalSet(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotators(args, args.lang),
-                   {"lang": args.lang})
+    data = EvalSet.from_files(inputs, annotators(args, args.lang), {"lang": args.lang})
     try:
         check_metric_inputs([metric], data, "--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref")
     except ValueError as exc:

@@ -77,11 +77,9 @@ METRIC_FLAGS = {"gotoscorer_weight_file": "--gotoscorer-weights", "gotoscorer_no
 
 
 def metrics_from_args(args) -> list:
-    """--metric's names, those taking one of the metric options given built with them (metrics.base.configured);
-    an option given without a metric taking it is refused."""
+    """--metric's metrics (NAME or NAME:FIELD=VALUE:...), those taking one of the metric options given built with
+    them (cli._flags.metrics_given); an option given without a metric taking it is refused."""
     from peet_fast.cli._flags import metrics_given
-    from peet_fast.metrics.base import metric_class, metric_names
-    from peet_fast.metrics.config import spec_parts
 
     if args.gotoscorer_weights is not None and args.gotoscorer_systems:
         raise InputError("--gotoscorer-systems", "give either --gotoscorer-weights or --gotoscorer-systems")
@@ -89,13 +87,7 @@ def metrics_from_args(args) -> list:
     values = {"gotoscorer_no_weight": True if weights == "none" else None,
               "gotoscorer_weight_file": weights if weights not in (None, "none") else None,
               "gotoscorer_systems": list(args.gotoscorer_systems) if args.gotoscorer_systems else None}
-    given = [k for k, v in values.items() if v is not None]
-    known = [n for n in (spec_parts(m)[0] for m in args.metric) if n in metric_names()]
-    for option in given:
-        if not any(option in metric_class(m).config for m in known):
-            takers = [n for n in metric_names() if option in metric_class(n).config]
-            raise InputError(METRIC_FLAGS[option], f"needs --metric {' or '.join(takers)}")
-    return metrics_given(args.metric, values)
+    return metrics_given(args.metric, values, METRIC_FLAGS)
 
 
 def ranking_from_args(args, annotator=None):

@@ -81,8 +81,8 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
              else contextlib.nullcontext(lambda n: None))
     try:
         with meter as advance, lines_located(located):
-            test_set = EvalSet(data.sources, data.references, data.gold, data.gold_path, annotators,
-                               {"model": model, "on_chunk": lambda ch: advance(ch.stop), "lang": "en"})
+            test_set = EvalSet.from_files(data, annotators, {"model": model, "on_chunk": lambda ch: advance(ch.stop),
+                                                             "lang": "en"})
             options = RankOptions(req.bootstrap, req.seed, human, system_names, hints=hooks.hints)
             ranking = rank_systems(test_set, paths, data.hyps, objs, options)
     except MetricInputsError as exc:

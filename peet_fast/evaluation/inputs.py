@@ -38,7 +38,8 @@ def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: st
     other references or beside src, a hypothesis whose line count is not the gold's block count. names: how the
     messages name the references and the sources (NAMES by default)."""
     names = {**NAMES, **(names or {})}
-    from peet_fast.formats.m2 import annotator_references, looks_like_m2, read_m2
+    from peet_fast.formats.m2 import looks_like_m2, read_m2
+    from peet_fast.metrics.base import EvalSet
 
     gold_refs = [r for r in ref_paths if looks_like_m2(r)]
     if not gold_refs:
@@ -59,9 +60,8 @@ def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: st
     if len(hyps[0]) != len(blocks):
         raise InputError(hyp_paths[0], f"has {len(hyps[0])} lines but the gold M2 {gold_path} has {len(blocks)} "
                                        "sentence blocks")
-    refs = annotator_references(blocks, gold_path)
-    sources = [" ".join(b.source) for b in blocks]
-    return EvalInputs(hyps, refs, sources, blocks, gold_path, [(gold_path, sources)])
+    gold = EvalSet.from_gold(blocks, gold_path)
+    return EvalInputs(hyps, gold.references, gold.sources, blocks, gold_path, [(gold_path, gold.sources)])
 
 
 # --- compare's edit inputs: two M2 files, or two ChERRANT parallel files ------------------------------------------

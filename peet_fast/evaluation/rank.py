@@ -23,7 +23,7 @@ from typing import Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 
 from peet_fast.evaluation.inputs import MIN_CORRELATION_SYSTEMS, HumanScores, read_human_csv, read_human_scores  # noqa: F401
-from peet_fast.metrics.base import BASELINE, EvalSet, Metric, get_metric
+from peet_fast.metrics.base import BASELINE, EvalSet, Metric, get_metric, metric_from_spec
 from peet_fast.metrics.stats import CI_LEVEL, bootstrap_blocks, correlations, paired_p_value, percentile_ci
 
 DEFAULT_RESAMPLES = 1000
@@ -153,10 +153,12 @@ def _json_safe(x):
 
 
 def metric_objects(metrics: Sequence[str | Metric]) -> list[Metric]:
-    """Metric instances for names (get_metric) or instances; ValueError for an unknown name or a repeated one."""
+    """Metric instances for names or specs (NAME:FIELD=VALUE:..., metric_from_spec) or instances; ValueError for an
+    unknown name or a repeated one."""
     out: list[Metric] = []
     for m in metrics:
-        obj = get_metric(m) if isinstance(m, str) else m
+        obj = metric_from_spec(m) if isinstance(m, str) else m
+        obj = get_metric(obj) if isinstance(obj, str) else obj
         if any(o.name == obj.name for o in out):
             raise ValueError(f"metric {obj.name!r} given twice")
         out.append(obj)

@@ -66,6 +66,23 @@ class EvalSet:
     options: dict = field(default_factory=dict)
     memo: PairMemo = field(default_factory=PairMemo, repr=False, compare=False)
 
+    @classmethod
+    def from_gold(cls, blocks: Sequence[Any], gold_path: str | None = None, annotator=None,
+                  options: dict | None = None) -> "EvalSet":
+        """The test set of a gold M2 (its blocks, read from gold_path): the sources (each block's S line) and one
+        reference set per annotator (formats.m2.annotator_references) -- the one place a gold M2 becomes
+        references."""
+        from peet_fast.formats.m2 import annotator_references
+
+        return cls([" ".join(b.source) for b in blocks], annotator_references(blocks, gold_path or "<gold>"), blocks,
+                   gold_path, annotator, dict(options or {}))
+
+    @classmethod
+    def from_files(cls, inputs, annotator=None, options: dict | None = None) -> "EvalSet":
+        """The test set of the files a command read (evaluation.inputs.read_eval_inputs: sources, references, a
+        gold M2 and its path)."""
+        return cls(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, dict(options or {}))
+
     def remembered(self):
         """A context in which the annotators recall the pairs annotated before on this test set (its memo)."""
         return remembering(self.memo)

@@ -13,6 +13,7 @@ for a metric that parses nothing); ``version`` (peet-fast's). A meta-evaluation 
 method and a digest of the judgments (meta_fields). Nothing in it depends on where files are or when it ran."""
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -60,10 +61,15 @@ def config_fields(metric) -> dict:
     return {f.name: _value(kind_of(f), getattr(settings, f.name)) for f in fields(settings)}
 
 
+@functools.lru_cache(maxsize=None)
 def _version(distribution_of: str) -> str | None:
-    """The installed version of the distribution providing the module named, or None."""
-    names = importlib.metadata.packages_distributions().get(distribution_of) or [distribution_of]
-    for name in names:
+    """The installed version of the distribution providing the module named (its own name first: a pipeline
+    package's distribution is named as its module), or None."""
+    try:
+        return importlib.metadata.version(distribution_of)
+    except importlib.metadata.PackageNotFoundError:
+        pass
+    for name in importlib.metadata.packages_distributions().get(distribution_of) or ():
         try:
             return importlib.metadata.version(name)
         except importlib.metadata.PackageNotFoundError:
@@ -71,6 +77,7 @@ def _version(distribution_of: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def pipeline(lang: str = "en", spacy_model: str | None = None) -> str:
     """The language pipeline as a signature names it: English, the spaCy pipeline package and its version with
     spaCy's major.minor (``en_core_web_sm-3.8.0+spacy-3.8``); Chinese, ChERRANT's (compiled here: ``cherrant``).

@@ -111,10 +111,11 @@ def _bounded(path: str) -> str:
 
 
 def _gold(gold_path: str):
-    from peet_fast.formats.m2 import annotator_references, read_m2
+    from peet_fast.formats.m2 import read_m2
+    from peet_fast.metrics.base import EvalSet
 
     blocks = read_m2(gold_path)
-    return blocks, annotator_references(blocks, gold_path)
+    return blocks, EvalSet.from_gold(blocks, gold_path).references
 
 
 def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
