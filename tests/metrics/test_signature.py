@@ -195,3 +195,17 @@ def test_a_jobs_part_files_carry_its_signature(tmp_path):
     signed = pq.read_table(tmp_path / "job").schema.metadata[b"peet_fast.signature"].decode()
     assert signed == job_signature("featurize", "small", None, 0, None, False)
     assert signed == f"features|feature_set:small|tok:given|nlp:{pipeline('en')}|version:{__version__}"
+
+
+def test_the_report_page_shows_the_signatures(tmp_path):
+    import html
+
+    res = _cli("report", "--hyp", *(str(RANK / f) for f in ("good.txt", "middle.txt", "weak.txt")),
+               "--ref", str(RANK / "reference.txt"), "--src", str(RANK / "source.txt"), "--metric", "gleu:n=2", "wer",
+               "--bootstrap", "10", "--out", str(tmp_path / "report"))
+    assert res.returncode == 0, res.stderr
+    page = (tmp_path / "report" / "index.html").read_text(encoding="utf-8")
+    for line in res.stderr.splitlines():
+        if line.startswith("signature: "):
+            assert f"<code>{html.escape(line[len('signature: '):])}</code>" in page
+    assert "gleu|n:2|iterations:500|refs:text|nrefs:1|" in page
