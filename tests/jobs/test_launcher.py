@@ -415,3 +415,20 @@ def test_a_relative_output_in_a_ray_jobs_working_dir_is_refused(tmp_path):
                           f"removed with the Ray session; give an absolute path (on storage the cluster's nodes "
                           f"share)\n")
     assert sorted(p.name for p in job.iterdir()) == ["reference.txt", "system_a.txt"]
+
+
+def test_one_memory_budget_in_docs_yaml_and_benchmark():
+    """docs/jobs.md, the example YAML and benchmarks/memory_flat.py (which checks runs against it) give the same
+    budget (issue 41, point 6)."""
+    import ast
+
+    tree = ast.parse((ROOT / "benchmarks" / "memory_flat.py").read_text("utf-8"))
+    budget = next(ast.literal_eval(node.value) for node in tree.body if isinstance(node, ast.Assign)
+                  and any(getattr(t, "id", None) == "BUDGET_MB" for t in node.targets))
+    phrase = f"{budget['actor'] / 1000:g} GB per Ray worker actor and {budget['driver'] / 1000:g} GB for the driver"
+    docs = " ".join((ROOT / "docs" / "jobs.md").read_text("utf-8").replace("**", "").split())
+    assert phrase in docs
+    yaml_comments = " ".join(" ".join(line.lstrip("# ") for line in EXAMPLE.read_text("utf-8").splitlines()
+                                      if line.startswith("#")).split())
+    assert f"the budget is {phrase}" in yaml_comments
+    assert "300 MB" not in EXAMPLE.read_text("utf-8") and "~0.5 GB per worker" not in docs
