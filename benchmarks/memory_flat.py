@@ -17,8 +17,9 @@ Sampled every half second from /proc: RSS and RssAnon of the driver (the command
 agents, `DashboardAgent` and `RuntimeEnvAgent`, each named by its class and pid, one series per process however its
 title changes from task to task); one row per shard as its part file appears (the last shard's from the last sample
 before the command ended: its process is gone when the file is seen), and the peaks, against the documented budget
-(BUDGET_MB: docs/jobs.md "Memory" and peet_fast/cluster/example-cluster.yaml give the same figures). Growth is reported per 10,000 distinct sentences, from a least-squares line through the per-shard
-RSS after the first quarter of the run (the pipeline's own warm-up left out). A measurement, not a test: the tests
+(BUDGET_MB: docs/jobs.md "Memory" and peet_fast/cluster/example-cluster.yaml give the same figures). Growth is
+reported per 10,000 distinct sentences, from a least-squares line through the per-shard RSS after the first quarter
+of the run (the pipeline's own warm-up and the last-sample row left out). A measurement, not a test: the tests
 of the bound are tests/en/test_memory.py."""
 from __future__ import annotations
 

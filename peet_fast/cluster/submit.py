@@ -41,9 +41,9 @@ def command_line(args: list[str]) -> tuple[list[str] | None, str | None]:
     for flag in OUTPUTS:
         for value in _given(args, flag):
             if value and value != "-" and not os.path.isabs(os.path.expanduser(value)):
-                return None, (f"peet-fast {args[0]}: error: {flag} {value}: a relative path; this runs on the cluster's head in "
-                              f"{os.getcwd()}, so it would land in {os.path.abspath(value)}: give an absolute path on "
-                              f"storage every node of the cluster shares")
+                return None, (f"peet-fast {args[0]}: error: {flag} {value}: a relative path; this runs on the "
+                              f"cluster's head in {os.getcwd()}, so it would land in {os.path.abspath(value)}: "
+                              f"give an absolute path on storage every node of the cluster shares")
     if not _given(args, "--ray-address"):
         args = [*args, "--ray-address", "auto"]
     return ["peet-fast", *args], None
