@@ -182,7 +182,7 @@ def test_ray_up_submit_job_submit_down(tmp_path):
         pytest.skip("the ray command is not installed beside this Python")
     tmp = Path(tempfile.mkdtemp(prefix="pl", dir="/tmp"))     # short: Ray's socket paths under it (107 bytes)
     name = f"peet-launcher-{uuid.uuid4().hex[:8]}"
-    sshd_pid = None
+    sshd_pid = bystander = None
     try:
         port, sshd_pid = start_sshd(tmp)
         # this test's ssh first on PATH (Ray's runner and rsync call `ssh`): the port from a config of its own
@@ -216,6 +216,12 @@ def test_ray_up_submit_job_submit_down(tmp_path):
                     dict(os.environ), timeout=600)
         assert local.returncode == 0, local.stderr[-2000:]
         expected = table(data / "local.parquet")
+
+        # a stand-in for another user's Ray: a process named `raylet`, which a `ray stop` anywhere (Ray's default
+        # start commands, `ray down`'s) would stop; it must outlive the whole cluster
+        (tmp / "other").mkdir()
+        shutil.copy(shutil.which("sleep"), tmp / "other" / "raylet")
+        bystander = subprocess.Popen([str(tmp / "other" / "raylet"), "3600"])
 
         started = time.monotonic()
         up = run(["ray", "up", "-y", str(config)], env)
@@ -269,8 +275,12 @@ def test_ray_up_submit_job_submit_down(tmp_path):
         while cluster_pids(name) and time.monotonic() < end:
             time.sleep(0.5)
         assert cluster_pids(name) == [], "ray down left processes of the cluster running"
+        assert bystander.poll() is None, "another Ray's raylet was stopped (a bare `ray stop` ran)"
         print(f"launcher: ray up .. ray down in {time.monotonic() - started:.1f} s", file=sys.stderr)
     finally:
+        if bystander is not None:
+            bystander.kill()
+            bystander.wait()
         from peet_fast.cluster.stop import stop_cluster
         left = stop_cluster(name, grace=5)            # after a failure: this cluster's processes, nothing else
         sessions = descendants(sshd_pid) if sshd_pid else []
