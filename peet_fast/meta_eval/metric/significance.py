@@ -53,6 +53,15 @@ def system_intervals(boot: np.ndarray, human: dict, systems: list) -> dict:
     return out
 
 
+def checked_resampling(bootstrap, seed) -> tuple[int, int]:
+    """bootstrap (0: none; at most MAX_RESAMPLES, refused before a (B, n) index array is drawn) and seed, checked at
+    the API's edge (InputError naming `bootstrap` or `seed`)."""
+    from peet_fast.io import arguments as A
+    from peet_fast.metrics.stats import MAX_RESAMPLES, MAX_SEED
+
+    return A.integer(bootstrap, "bootstrap", 0, MAX_RESAMPLES), A.integer(seed, "seed", 0, MAX_SEED)
+
+
 def sentence_indices(n: int, resamples: int, seed: int = DEFAULT_SEED) -> np.ndarray:
     """(resamples, n) indices of the resampled units; InputError naming `bootstrap` or `seed` for a count or seed
     that is not a non-negative integer."""
