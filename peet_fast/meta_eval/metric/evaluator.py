@@ -359,8 +359,8 @@ class MetaEval:
                 entry["window"] = self.window_analysis(m, window, aggregation)
             out["metrics"][name] = entry
             names.append((name, m))
-        if any("sentence" in e for e in out["metrics"].values()):    # a metric tie: a loss of the earlier system
-            out["tie_order"] = self.tie_order
+        if d.name == "own" and any("sentence" in e for e in out["metrics"].values()):     # the datasets': docs
+            out["tie_order"] = self.tie_order                      # a metric tie: a loss of the earlier system
         for i, (na, ma) in enumerate(names):
             for nb, mb in names[i + 1:]:
                 out["comparisons"].append({"metrics": [na, nb], **self.compare(ma, mb, aggregation, bootstrap, seed)})
