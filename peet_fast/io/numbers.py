@@ -48,6 +48,18 @@ def _typed(read, kind: str):
     return parse
 
 
+_WORDS = re.compile(r"[+-]?(?:nan|inf|infinity)", re.IGNORECASE)
+
+
+def _option_float(text: str) -> float | None:
+    """A typed option's float: a plain decimal, or the words nan and inf (ASCII, read as Python reads them): an
+    option's own check then refuses them naming it (--beta must be finite ...), as it always did."""
+    value = decimal(text)
+    if value is None and isinstance(text, str) and _WORDS.fullmatch(text.strip(_SPACE)):
+        return float(text)
+    return value
+
+
 # the command line's types (cli's parser registers them for type=int and type=float)
 as_int = _typed(integer, "int")
-as_float = _typed(decimal, "float")
+as_float = _typed(_option_float, "float")

@@ -38,7 +38,7 @@ def _status(argv) -> int:
 
 @pytest.mark.parametrize("beta", ["nan", "inf", "-inf", "-1", "-0.5", "1e999"])
 def test_m2scorer_refuses_a_beta_that_is_not_a_weight(capsys, beta):
-    """nan and inf are not decimals (refused as the option is read); -1 and 1e999 (inf) are, and not a weight."""
+    """Not finite (nan, inf, 1e999) or negative: refused by m2scorer's own check, naming --beta."""
     assert _status(["m2scorer", f"--beta={beta}", str(M2 / "cases.txt"), str(M2 / "cases.m2")]) == 2
     _one_line(capsys, "--beta: ", beta if beta != "1e999" else "inf")
 
@@ -284,8 +284,9 @@ def test_typed_options_read_ascii_integers_only(capsys, command, value):
     _one_line(capsys, f"argument {command[1]}: invalid int value: {value!r}")
 
 
-@pytest.mark.parametrize("value", ["0_5", "٠.٥", "nan", "inf"])
+@pytest.mark.parametrize("value", ["0_5", "٠.٥", "０.５", "1,5", "0x1", "half"])
 def test_typed_float_options_read_ascii_decimals_only(capsys, value):
+    """(nan and inf are read as Python reads them, for the option's own check to refuse: the beta test above.)"""
     with pytest.raises(SystemExit) as exc:
         main(["m2scorer", "--beta", value, "h.txt", "g.m2"])
     assert exc.value.code == 2
