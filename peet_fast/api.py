@@ -271,7 +271,7 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     or gold: a gold M2 file's text (a string holding a newline) or its path, as m2score takes it, which supplies
     the sources and one reference per annotator (its corrected sentences; the metrics that read M2, such as m2,
     read it as is). model: the PEET model (file, Model, or None for the published one)."""
-    from peet_fast.metrics.base import EvalSet
+    from peet_fast.metrics.base import EvalSet, Metric
     from peet_fast.evaluation.rank import check_metric_inputs, metric_objects
 
     hyps = _systems(hyps, "hyps")
@@ -282,8 +282,8 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     pipeline = _pipeline(tokenize, spacy_model, batch_size)
     _check_model(model)
     metrics = A.items(metrics, "metrics", "a metric's name or a list of them (peet_fast.metric_names())")
-    if not all(isinstance(m, str) for m in metrics):
-        raise InputError("metrics", "must be metric names (peet_fast.metric_names())")
+    if not all(isinstance(m, (str, Metric)) for m in metrics):
+        raise InputError("metrics", "must be metric names (peet_fast.metric_names()) or Metric instances")
     try:
         objs = metric_objects(metrics)
     except ValueError as exc:
