@@ -185,3 +185,6 @@ def test_generators_reach_the_annotator_whole():
     assert peet_fast.m2(ORIG, _gen([COR]), spacy_model=SPACY) == text          # the versions, a generator too
     got = peet_fast.compare(_gen(COR), [_gen(COR)], src=_gen(ORIG), spacy_model=SPACY).summary()
     assert got == peet_fast.compare(COR, [COR], src=ORIG, spacy_model=SPACY).summary()
+    scored = peet_fast.score({"a": _gen(ORIG)}, [_gen(COR)], spacy_model=SPACY).systems
+    assert scored.to_dict() == peet_fast.score({"a": ORIG}, [COR], spacy_model=SPACY).systems.to_dict()
+    assert scored["sentences"].tolist() == [2]
