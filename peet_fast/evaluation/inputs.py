@@ -57,7 +57,8 @@ def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: st
     blocks = read_m2(gold_path)
     hyps = read_parallel(hyp_paths)
     if len(hyps[0]) != len(blocks):
-        raise InputError(hyp_paths[0], f"has {plural(len(hyps[0]), 'line')} but the gold M2 {gold_path} has {len(blocks)} "
+        raise InputError(hyp_paths[0], f"has {plural(len(hyps[0]), 'line')} but the gold M2 {gold_path} has "
+                                       f"{len(blocks)} "
                                        "sentence blocks")
     refs = annotator_references(blocks, gold_path)
     sources = [" ".join(b.source) for b in blocks]

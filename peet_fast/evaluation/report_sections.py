@@ -50,7 +50,8 @@ def draw_sections(tmp: str, extra: Sequence[Section], taken: Sequence[str],
 
 def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (0,),
           head_rows: Sequence[Sequence[tuple[str, int, int]]] | None = None) -> str:
-    """An HTML table, laid out as the report's own (the sections other packages build use it too); its cells never wrap (a system's name, an interval stay on one line: the header cells may),
+    """An HTML table, laid out as the report's own (the sections other packages build use it too); its cells never
+    wrap (a system's name, an interval stay on one line: the header cells may),
     and a table wider than the page scrolls within its own box instead of squeezing its columns. left: the columns
     aligned left (the names; numbers align right). head_rows: instead of the one header row, rows of (text,
     colspan, rowspan) cells (a metric's name over its columns)."""

@@ -169,7 +169,8 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
         path = os.path.join(data, "original", "official_submissions", s)
         hyps[s] = read_output(path)
         if len(hyps[s]) != n:
-            raise InputError(path, f"has {plural(len(hyps[s]), 'line')} but the gold M2 {gold_path} has {n} sentence blocks")
+            raise InputError(path, f"has {plural(len(hyps[s]), 'line')} but the gold M2 {gold_path} has {n} sentence "
+                                   "blocks")
     check_sources(os.path.join(data, "original", "official_submissions", "INPUT"), hyps["INPUT"], blocks,
                   list(range(n)), gold_path)
     rankings = read_judgments(_bounded(os.path.join(data, "judgments.xml")), 0, n, GJG_SYSTEMS)
@@ -204,7 +205,8 @@ def _numbers(path: str, count: int) -> list[float]:
         raise InputError(path, "no such file (human system scores)")
     rows = [(k, x.strip()) for k, x in enumerate(read_lines(path), 1) if x.strip()]
     if len(rows) != count:
-        raise InputError(path, f"has {plural(len(rows), 'score')}; expected {count}, one per system in alphabetical order")
+        raise InputError(path, f"has {plural(len(rows), 'score')}; expected {count}, one per system in alphabetical "
+                               "order")
     out = []
     for k, x in rows:
         value = decimal(x)              # a plain decimal number (peet_fast.io.numbers), finite: no nan, inf, 0_5

@@ -201,7 +201,8 @@ class MetaEval:
         for s in self.systems:
             row = np.asarray(scores[s], dtype=np.float64).reshape(-1)
             if len(row) != n:
-                raise InputError("scores", f"system {s!r} has {plural(len(row), 'sentence score')}; the data has {n} sentences")
+                raise InputError("scores", f"system {s!r} has {plural(len(row), 'sentence score')}; the data has "
+                                           f"{n} sentences")
             rows.append(row)
         sentence = np.stack(rows)
         return Scored("scores", 1.0, dict(zip(self.systems, SY.aggregate(sentence, "mean").tolist())), sentence)
@@ -412,9 +413,8 @@ def meta_eval(data: str | None = None, root: str | None = None, gold: str | None
     from peet_fast.meta_eval.metric.own import PARAMETERS
 
     spacy_model, batch_size = own.pop("spacy_model", None), own.pop("batch_size", 256)     # the pipeline's options
-    for name, value in (("data", data), ("system_set", system_set), ("spacy_model", spacy_model)):
-        A.string(value, name, none=True)
-    A.integer(batch_size, "batch_size", 1), A.boolean(share, "share")
+    A.string(data, "data", none=True), A.string(system_set, "system_set", none=True)        # checked at the edge
+    A.string(spacy_model, "spacy_model", none=True), A.integer(batch_size, "batch_size", 1), A.boolean(share, "share")
     unknown = sorted(set(own) - set(PARAMETERS))
     if unknown:
         raise TypeError(f"meta_eval() got an unexpected keyword argument {unknown[0]!r}")

@@ -8,9 +8,9 @@ outputs an annotator ranked differently, as for SEEDA and GJG15 (named ``sent``)
 The systems are in the order given. At the sentence level a metric tie counts as a loss of the earlier system of a
 pair (meta_eval.metric.sentence), earlier in the tie order: by default the systems' names sorted (code point order),
 so that the figures do not depend on the order the outputs are given in; tie_order="outputs" takes the order given
-instead (SEEDA's and GJG15's convention, for their releases given as own data in gec-metrics' order). Every output has one line per sentence
-(read as meta_eval.metric.data.read_output reads the datasets' outputs). Bad input is an InputError naming the
-file (and its line or ranking item), or the parameter."""
+instead (SEEDA's and GJG15's convention, for their releases given as own data in gec-metrics' order). Every output
+has one line per sentence (read as meta_eval.metric.data.read_output reads the datasets' outputs). Bad input is an
+InputError naming the file (and its line or ranking item), or the parameter."""
 from __future__ import annotations
 
 import os
@@ -101,7 +101,8 @@ def load_own(outputs: Mapping[str, str], gold: str | None = None, src: str | Non
     for name in systems:
         hyps[name] = D.read_output(paths[name])
         if len(hyps[name]) != n:
-            raise InputError(paths[name], f"has {plural(len(hyps[name]), 'line')} (system {shown(name)!r}) but {where}")
+            raise InputError(paths[name], f"has {plural(len(hyps[name]), 'line')} (system {shown(name)!r}) but "
+                                          f"{where}")
     rankings = None
     if judgments is not None:
         from peet_fast.meta_eval.human.judgments import read_judgments
