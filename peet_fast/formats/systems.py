@@ -57,13 +57,14 @@ def named_systems(hyps: Sequence[str], names: Sequence[str] | None = None,
             continue
         name, path = spec.split("=", 1)
         if os.path.exists(spec):
-            raise InputError(spec, "a path with '=' in it reads as NAME=PATH; give the paths as they are and the "
-                                   "names with `names` NAME ...")
+            raise InputError(spec, "a path with '=' in it reads as NAME=PATH; " + (
+                "give the paths as they are and the names with `names` NAME ..." if param == "hyps" else
+                f"give it a name of its own: `{param}` NAME={spec}"))
         if not name:
             raise InputError(spec, "NAME=PATH with an empty name")
         if not path or "=" in path:
-            raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: give the "
-                                   "paths as they are and the names with `names`)")
+            raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: " + (
+                "give the paths as they are and the names with `names`)" if param == "hyps" else "rename it)"))
         out_names.append(name)
         paths.append(path)
     return system_names(paths, out_names, param), paths

@@ -82,3 +82,12 @@ def test_a_count_of_one_is_singular(tmp_path, capsys):
                  "--metric", "wer"]) == 2
     err = capsys.readouterr().err
     assert "1 line" in err and "1 lines" not in err, err
+
+
+def test_meta_eval_path_with_equals_names_outputs(tmp_path, capsys):
+    (tmp_path / "lr=0.1").write_text("a\n")
+    for spec, want in ((str(tmp_path / "lr=0.1"), "--outputs NAME="), (f"a={tmp_path}/x=y", "rename it")):
+        status = main(["meta-eval", "--outputs", spec, "--human", str(tmp_path / "h.csv"), "--src", spec, "--ref",
+                       spec, "--metric", "wer"])
+        err = capsys.readouterr().err
+        assert status == 2 and want in err and "--names" not in err and "--hyp" not in err, err
