@@ -375,6 +375,7 @@ NOT_TESTS = {"fixtures", "__pycache__"}          # data and bytecode beside the 
 # test files at the top of tests/: the project-wide ones, the tests of the root modules, and those not moved yet
 TOP_LEVEL_TESTS = {
     "test_api.py": "api.py, the Python API (a root module)",
+    "test_api_edge.py": "api.py's edge: the API as a user calls it, every argument checked (a root module)",
     "test_docs.py": "the examples of README.md and docs/ (project-wide)",
     "test_imports.py": "the import structure and the house rules (project-wide)",
     "test_packaging.py": "pyproject.toml (project-wide)",

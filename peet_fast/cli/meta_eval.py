@@ -41,8 +41,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "the sources, its annotators the references), or give --src and --ref")
     own = p.add_argument_group("own data (instead of --data)")
     own.add_argument("--outputs", nargs="+", metavar="[NAME=]FILE",
-                     help="the systems' outputs, one sentence per line, in the order the sentence level counts a "
-                          "metric tie (a loss of the earlier system); a system is named NAME, or after its file")
+                     help="the systems' outputs, one sentence per line; a system is named NAME, or after its file")
     own.add_argument("--judgments", metavar="JUDGMENTS.xml",
                      help="Appraise ranking XML judging those outputs (every system it ranks needs an output; "
                           "src-id: their lines): the sentence level, and the human system scores unless --human")
@@ -60,6 +59,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="--human rows naming no output are left out (without it: an error)")
     own.add_argument("--src-base", type=int, choices=[0, 1], default=None,
                      help="--judgments' src-id counts lines from 1 or 0 (default: as human-rank guesses it)")
+    own.add_argument("--tie-order", choices=("name", "outputs"), default="name",
+                     help="the sentence level counts a metric tie as a loss of the earlier system of a pair: earlier "
+                          "by name (default: the figures do not depend on the order of --outputs) or in the order "
+                          "of --outputs (SEEDA's and GJG15's convention; their orders: docs/meta-eval.md)")
     add_io_option(own, "src", metavar="SRC", help="the sources, line-aligned with the outputs (without --gold)")
     add_io_option(own, "ref", nargs="+", metavar="FILE", help="references, line-aligned (without --gold)")
     p.add_argument("--metric", nargs="+", required=True, metavar="NAME",
@@ -132,6 +135,9 @@ def print_tables(summary: dict, out=None) -> None:
         judg = list(next(m for m in metrics.values() if "sentence" in m)["sentence"])
         ci = any(_ci(m["sentence"][j], "accuracy") for m in metrics.values() if "sentence" in m for j in judg)
         wide = 16 if ci else 0
+        if summary["data"] == "own" and summary.get("tie_order"):
+            print("sentence level: a metric tie is a loss of the earlier system in the order "
+                  + ", ".join(summary["tie_order"]), file=out)
         print(f"{'metric':<{width}} sign" + "".join(f"  {j + ' acc':>{9 + wide}}  {'tau':>{6 + wide}}  "
                                                     f"{'tie-aware':>9}" for j in judg), file=out)
         for name, m in metrics.items():
@@ -165,7 +171,7 @@ FLAGS = {"data": "--data", "root": "--data", "gold": "--gold", "system_set": "--
          "seed": "--seed", "outputs": "--outputs", "judgments": "--judgments", "human": "--human",
          "human_method": "--human-method", "references": "--ref", "src": "--src", "human_runs": "--human-runs",
          "human_subset": "--human-subset", "human_ignore": "--human-ignore", "metric": "--metric",
-         "aggregation": "--aggregation", "window": "--window"}
+         "aggregation": "--aggregation", "window": "--window", "tie_order": "--tie-order"}
 
 
 def run(args) -> int:
@@ -181,7 +187,7 @@ def _own_inputs(args) -> list:
     """own data's input files ([] with --data); its options refused with --data and --data's without them."""
     own = {"--outputs": args.outputs, "--judgments": args.judgments, "--human": args.human, "--src": args.src,
            "--ref": args.ref, "--human-ignore": args.human_ignore, "--human-subset": args.human_subset,
-           "--src-base": args.src_base}
+           "--src-base": args.src_base, "--tie-order": args.tie_order != "name"}
     if args.data is not None:
         given = [flag for flag, v in own.items() if v]
         if given:
@@ -196,9 +202,9 @@ def _own_inputs(args) -> list:
             raise InputError(flag, "needs --human")
     if args.system_set:
         raise InputError("--system-set", "is for --data; own data is one system set, the outputs")
-    from peet_fast.cli._common import hyp_systems
+    from peet_fast.formats.systems import named_systems
 
-    names, paths = hyp_systems(argparse.Namespace(hyp=args.outputs, names=None))
+    names, paths = named_systems(args.outputs, param="outputs")      # an error names --outputs (FLAGS)
     args.own_outputs = dict(zip(names, paths))
     return [*paths, args.judgments, args.human, args.src, *(args.ref or [])]
 
@@ -252,6 +258,7 @@ def _run(args) -> int:
                            human_method=args.human_method, src=args.src, references=args.ref or (),
                            human_runs=args.human_runs, human_ignore=args.human_ignore,
                            human_subset=args.human_subset, src_base=args.src_base, seed=args.seed,
+                           tie_order=args.tie_order,
                            names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"},
                            annotator=annotator, model=model)]
     else:

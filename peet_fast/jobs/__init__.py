@@ -30,7 +30,7 @@ from peet_fast.jobs.sources import table_source, text_source
 __all__ = ["DEFAULT_SHARD_ROWS", "JobOptionError", "JobSpec", "LocalRunner", "RayRunner", "Runner", "WorkerError",
            "run_job", "runner_for", "shard_paths", "table_source", "text_source"]
 
-_RAY_ADDRESS = re.compile(r"auto|local|ray://[^\s/]+|[^\s/]+:\d+")
+_RAY_ADDRESS = re.compile(r"auto|local|ray://[^\s/]+|[^\s/]+:[0-9]+")
 
 
 def runner_for(workers: int = 1, ray_address: str | None = None, small_jobs_in_process: bool = False) -> Runner:

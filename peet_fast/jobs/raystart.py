@@ -146,7 +146,7 @@ def user_cluster() -> tuple[str, str] | None:
 NO_USER_CLUSTER = Wording("{ray_address} auto: no Ray cluster was started on this machine (`ray start`) and "
                           "RAY_ADDRESS is not set (a local Ray instance another run started for itself is never "
                           "joined); to run on this machine instead, give {workers} N without {ray_address}")
-_HOST_PORT = re.compile(r"(ray://)?[^\s/:]+:\d+")
+_HOST_PORT = re.compile(r"(ray://)?[^\s/:]+:[0-9]+")
 
 
 def init_ray(workers: int, address: str | None) -> None:
