@@ -34,8 +34,29 @@ def by_type_from_args(args, ranking, annotator):
     with lines_located(located if data.gold is None else located[:len(paths)]):
         hyp, ref = edits_from_texts(data.hyps, test_set)
     order = [names.index(s.name) for s in ranking.systems]
-    return score_types([names[k] for k in order], [hyp[k] for k in order], ref, args.by_type,
-                       resamples=ranking.resamples, seed=ranking.seed)
+    out = score_types([names[k] for k in order], [hyp[k] for k in order], ref, args.by_type,
+                      resamples=ranking.resamples, seed=ranking.seed)
+    out.sources, out.references = list(data.sources), [list(r) for r in data.references]
+    return out
+
+
+def by_type_section(args, bt, ranking):
+    """report's error-analysis section (evaluation.report_by_type) of a ByType, PEET's seconds where ranked."""
+    from peet_fast.evaluation.report_by_type import by_type_section as section
+
+    return section(bt, bt.sources, bt.references, ranking.seconds, args.by_type_sentences)
+
+
+def check_sentences_option(args) -> None:
+    """report's --by-type-sentences: at least 1, and only with --by-type."""
+    if args.by_type_sentences is None:
+        from peet_fast.evaluation.report_by_type import DEFAULT_CAP
+
+        args.by_type_sentences = DEFAULT_CAP
+    elif args.by_type is None:
+        raise InputError("--by-type-sentences", "needs --by-type")
+    if args.by_type_sentences < 1:
+        raise InputError("--by-type-sentences", "must be at least 1")
 
 
 def print_by_type(bt) -> None:

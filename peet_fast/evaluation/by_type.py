@@ -56,6 +56,8 @@ class ByType:
     boot: np.ndarray | None = field(repr=False, default=None)
     hyp: list = field(repr=False, default_factory=list)
     ref: list = field(repr=False, default_factory=list)
+    sources: list = field(repr=False, default_factory=list)        # the texts, where the caller keeps them
+    references: list = field(repr=False, default_factory=list)
 
     @property
     def f_key(self) -> str:
