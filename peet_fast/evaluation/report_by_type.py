@@ -102,6 +102,8 @@ fewer than {min_support} reference edits (TP + FN) of that type; &ndash;: the sy
 <div class="bt-bar"><label>A <select id="bt-da"></select></label> <label>minus B <select id="bt-db"></select></label>
 </div>
 <div id="bt-diff" class="bt-diff"></div>
+<p>A type in (parentheses) rests on fewer than {min_support} reference edits for A or for B (or one of them has no
+edit of it).</p>
 <h3>Sentences</h3>
 <p id="bt-cap">{cap_note}</p>
 <div class="bt-bar">

@@ -80,7 +80,12 @@
         D.f + " of " + D.systems[a] + " minus " + D.systems[b] + " (95% paired-bootstrap interval)");
     rows.forEach(function (r, k) {
       var y = top + k * H + H / 2;
-      add("text", {x: L - 6, y: y + 4, "text-anchor": "end", "font-size": 11}, r[0]);
+      var ti = D.types.indexOf(r[0]), thin = [a, b].some(function (s) {
+        var c = D.cells[s][ti];
+        return c === null || c.support < D.min_support;
+      });
+      add("text", {x: L - 6, y: y + 4, "text-anchor": "end", "font-size": 11, "font-style": thin ? "italic" : "normal"},
+          thin ? "(" + r[0] + ")" : r[0]);
       if (r[2] !== null && r[3] !== null) {
         add("line", {x1: x(r[2]), x2: x(r[3]), y1: y, y2: y, stroke: "#555", "stroke-width": 2});
       }
