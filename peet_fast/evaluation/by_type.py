@@ -13,9 +13,10 @@ writes), so a system's figures equal ``errant_compare -hyp SYS.m2 -ref REF.m2 -c
 Intervals: per sentence, the (hypothesis, reference) pair compare_edits chose is scored alone by compare_edits, its
 per-type counts kept (they sum to the corpus figures); the paired bootstrap resamples those counts with the same
 resamples as the ranking (metrics.stats.bootstrap_blocks, same seed: one index matrix for every system and type),
-and a type's 95 % interval is the percentile interval of its F_beta (unrounded) over the resamples. As for the
-errant metric, the choice of reference is not redone per resample. A difference A - B of two systems' F per type
-is resampled the same way (paired).
+and a type's 95 % interval is the percentile interval of its F_beta (unrounded) over the resamples in which the
+system has an edit of that type (a resample without any leaves the type out, as compare leaves out a type it has
+no edit of). As for the errant metric, the choice of reference is not redone per resample. A difference A - B of two
+systems' F per type is resampled the same way (paired), over the resamples where both have an edit of the type.
 """
 from __future__ import annotations
 
@@ -53,7 +54,7 @@ class ByType:
     systems: list
     resamples: int = 0
     seed: int = 0
-    boot: np.ndarray | None = field(repr=False, default=None)
+    boot: np.ndarray | None = field(repr=False, default=None)      # nan where a system has no edit of the type
     hyp: list = field(repr=False, default_factory=list)
     ref: list = field(repr=False, default_factory=list)
     sources: list = field(repr=False, default_factory=list)        # the texts, where the caller keeps them
@@ -68,14 +69,13 @@ class ByType:
 
     def difference(self, a: str, b: str) -> dict:
         """{type: (F_a - F_b, low, high)} over every type, F unrounded from the corpus counts, the interval the
-        percentile interval of the paired resamples' differences (low = high = nan without resamples)."""
-        from peet_fast.metrics.stats import percentile_ci
-
+        percentile interval of the paired resamples' differences over the resamples where both systems have an edit
+        of the type (nan where there is none, or without resamples; nan too where A or B has no edit of it)."""
         ia, ib = (next(k for k, s in enumerate(self.systems) if s.name == n) for n in (a, b))
-        fa, fb = (f_values(self.systems[k].counts.sum(axis=0), self.beta) for k in (ia, ib))
+        fa, fb = (_f_or_nan(self.systems[k].counts.sum(axis=0), self.beta) for k in (ia, ib))
         out = {}
         if self.boot is not None and self.resamples:
-            low, high = percentile_ci(self.boot[:, ia, :] - self.boot[:, ib, :])
+            low, high = _nan_ci(self.boot[:, ia, :] - self.boot[:, ib, :])
         else:
             low = high = np.full(len(self.types), np.nan)
         for t, name in enumerate(self.types):
@@ -116,6 +116,25 @@ def f_values(counts: np.ndarray, beta: float) -> np.ndarray:
     b2 = beta ** 2
     den = b2 * p + r
     return np.where(p + r > 0, (1 + b2) * p * r / np.where(den > 0, den, 1.0), 0.0)
+
+
+def _f_or_nan(counts: np.ndarray, beta: float) -> np.ndarray:
+    """f_values, nan where a type has no edit at all (no TP, FP or FN: compare does not list it)."""
+    c = np.asarray(counts)
+    return np.where(c.sum(axis=-1) > 0, f_values(c, beta), np.nan)
+
+
+def _nan_ci(boot: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """metrics.stats.percentile_ci over the finite values of each column (nan where a column has none)."""
+    import warnings
+
+    from peet_fast.metrics.stats import CI_LEVEL
+
+    a = (1.0 - CI_LEVEL) / 2.0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)        # an all-nan column: nan, as documented
+        low, high = np.nanquantile(boot, [a, 1.0 - a], axis=0)
+    return low, high
 
 
 def chosen_pair_types(hyp: dict, ref: dict, choice, options, level: int) -> dict:
@@ -168,7 +187,7 @@ def score_types(names: Sequence[str], hyp: Sequence[Sequence[dict]], ref: Sequen
 
 def _bootstrap(bt: ByType) -> None:
     """Each resample's F per system and type (bt.boot) and each system's per-type intervals (SystemTypes.ci)."""
-    from peet_fast.metrics.stats import bootstrap_blocks, percentile_ci, resample_counts
+    from peet_fast.metrics.stats import bootstrap_blocks, resample_counts
 
     n, T = bt.systems[0].counts.shape[:2]
     bt.boot = np.empty((bt.resamples, len(bt.systems), T), dtype=np.float64)
@@ -176,9 +195,9 @@ def _bootstrap(bt: ByType) -> None:
     for lo, hi, idx in bootstrap_blocks(n, bt.resamples, bt.seed):
         rc = resample_counts(idx, n)
         for k, f in enumerate(flat):
-            bt.boot[lo:hi, k, :] = f_values((rc @ f).reshape(-1, T, 3), bt.beta)
+            bt.boot[lo:hi, k, :] = _f_or_nan((rc @ f).reshape(-1, T, 3), bt.beta)
     for k, s in enumerate(bt.systems):
-        low, high = percentile_ci(bt.boot[:, k, :])
+        low, high = _nan_ci(bt.boot[:, k, :])
         s.ci = {t: (float(low[j]), float(high[j])) for j, t in enumerate(bt.types) if t in s.figures}
 
 

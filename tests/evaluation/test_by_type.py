@@ -73,16 +73,17 @@ def test_hand_computed_figures_and_counts():
 def test_intervals_are_the_paired_bootstrap_of_each_type():
     bt = score_types(["A", "B"], [HYP_A, HYP_B], REF, 3, resamples=400, seed=3)
     a, b = bt.systems
-    # a type's F is 1 in a resample that leaves out its sentences (nothing to find, nothing wrong: P = R = 1)
+    # a resample in which a system has no edit of a type leaves the type out of that system's interval
     assert a.ci["R:VERB:SVA"] == (1.0, 1.0)           # TP where drawn
-    assert a.ci["M:PUNCT"] == (0.0, 1.0)              # FP where drawn (F 0), else absent (F 1)
-    assert b.ci["R:DET"] == (0.0, 1.0)
+    assert a.ci["M:PUNCT"] == (0.0, 0.0)              # FP where drawn (F 0)
+    assert b.ci["R:DET"] == (0.0, 0.0)                # FP and FN (F 0)
     d = bt.difference("A", "B")
-    assert d["R:NOUN:NUM"] == (-1.0, -1.0, 0.0)      # A misses it, B finds it; equal where the sentence is not drawn
-    assert d["R:VERB:SVA"][0] == 1.0                  # A finds it, B misses it (F 0)
+    assert d["R:NOUN:NUM"] == (-1.0, -1.0, -1.0)     # A misses it (F 0), B finds it (F 1), in the same sentence
+    assert d["R:VERB:SVA"] == (1.0, 1.0, 1.0)        # A finds it, B misses it
+    assert all(np.isnan(x) for x in d["M:PUNCT"])    # B has no M:PUNCT edit at all
     # the same seed gives the same intervals; the summary carries them
     again = score_types(["A", "B"], [HYP_A, HYP_B], REF, 3, resamples=400, seed=3)
-    assert np.array_equal(again.boot, bt.boot)
+    assert np.array_equal(again.boot, bt.boot, equal_nan=True)
     entry = bt.summary()["systems"][0]["types"]["R:VERB:SVA"]
     assert entry["ci_low"] == entry["ci_high"] == 1.0 and entry["support"] == 1
 
@@ -211,3 +212,26 @@ def test_by_type_without_sources_is_refused(capsys):
     assert code == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err[-1].endswith("--by-type: needs the source sentences: give --src SRC (or a gold M2 as --ref)")
+
+
+def test_the_documented_table_is_errant_compares(tmp_path):
+    """docs/commands.md's --by-type example (its output checked by tests/test_docs.py): every row's TP/FP/FN/P/R/F0.5
+    is errant_compare -cat 1's on errant_parallel's M2 of that system and of the two references."""
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "commands.md").read_text(encoding="utf-8")
+    block = text[text.index("--metric errant --by-type 1 --bootstrap 200"):]
+    block = block[:block.index("```")]
+    rows = [ln.split() for ln in block.splitlines() if re.match(r"^(good|middle|weak)\s+[MRU]\*?\s", ln)]
+    assert len(rows) == 9
+    src = RANK / "source.txt"
+    ref_m2 = tmp_path / "ref.m2"
+    errant_oracle.run(["-orig", str(src), "-cor", str(RANK / "reference.txt"), str(RANK / "reference2.txt"),
+                       "-out", str(ref_m2)], SPACY_MODEL)
+    for name in ("good", "middle", "weak"):
+        hyp_m2 = tmp_path / f"{name}.m2"
+        errant_oracle.run(["-orig", str(src), "-cor", str(RANK / f"{name}.txt"), "-out", str(hyp_m2)], SPACY_MODEL)
+        expected = cat_table(errant_compare(hyp_m2, ref_m2, "-cat", "1"))
+        shown = {r[1].rstrip("*"): (int(r[2]), int(r[3]), int(r[4]), float(r[5]), float(r[6]), float(r[7]))
+                 for r in rows if r[0] == name}
+        assert shown == expected, name

@@ -56,7 +56,8 @@
     box.textContent = "";
     var rows = D.types.map(function (t, ti) {
       var key = Math.min(a, b) + "," + Math.max(a, b), d = a === b ? [0, 0, 0] : D.diff[key][ti];
-      return a > b ? [t, -d[0], -d[2], -d[1]] : [t, d[0], d[1], d[2]];
+      var neg = function (v) { return v === null ? null : -v; };
+      return a > b ? [t, neg(d[0]), neg(d[2]), neg(d[1])] : [t, d[0], d[1], d[2]];
     });
     var W = 640, L = 150, R = 20, H = 18, top = 30, h = top + rows.length * H + 30;
     var ns = "http://www.w3.org/2000/svg";
@@ -89,7 +90,11 @@
       if (r[2] !== null && r[3] !== null) {
         add("line", {x1: x(r[2]), x2: x(r[3]), y1: y, y2: y, stroke: "#555", "stroke-width": 2});
       }
-      add("circle", {cx: x(r[1]), cy: y, r: 4, fill: r[1] >= 0 ? "#1f5fa8" : "#c2571a"});
+      if (r[1] === null) {          // A or B has no edit of this type: nothing to compare
+        add("text", {x: x(0) + 6, y: y + 4, "font-size": 10, fill: "#777"}, "no edit in A or B");
+      } else {
+        add("circle", {cx: x(r[1]), cy: y, r: 4, fill: r[1] >= 0 ? "#1f5fa8" : "#c2571a"});
+      }
     });
     box.appendChild(svg);
   }
