@@ -14,6 +14,14 @@ def add_by_type_option(p) -> None:
                         "M2 as --ref)")
 
 
+def check_by_type(args) -> None:
+    """Refuse --by-type without the sources (no --src and no gold M2 among --ref) before any work."""
+    from peet_fast.formats.m2 import looks_like_m2
+
+    if args.by_type is not None and args.src is None and not any(looks_like_m2(r) for r in args.ref):
+        raise InputError("--by-type", "needs the source sentences: give --src SRC (or a gold M2 as --ref)")
+
+
 def by_type_from_args(args, ranking, annotator):
     """The ByType of this command line (None without --by-type): the systems in the ranking's order, the edits
     extracted with the ranking's annotator, the ranking's resamples and seed."""

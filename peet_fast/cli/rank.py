@@ -19,7 +19,7 @@ from peet_fast.cli._common import (
     resource_inputs,
     warn_if_untokenised,
 )
-from peet_fast.cli._by_type import add_by_type_option, by_type_from_args, print_by_type
+from peet_fast.cli._by_type import add_by_type_option, by_type_from_args, check_by_type, print_by_type
 from peet_fast.cli._progress import progress_for
 from peet_fast.cli.score import PER_WORD_HELP
 from peet_fast.io import InputError, check_output, shown, write_json
@@ -242,6 +242,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     check_output(args.summary, rank_inputs(args))
+    check_by_type(args)
     annotator = annotators(args)                 # one pipeline for the ranking and --by-type
     ranking, model = ranking_from_args(args, annotator)
     by_type = by_type_from_args(args, ranking, annotator)

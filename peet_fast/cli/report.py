@@ -6,7 +6,8 @@ import argparse
 import contextlib
 import sys
 
-from peet_fast.cli._by_type import by_type_from_args, by_type_section, check_sentences_option, print_by_type
+from peet_fast.cli._by_type import (by_type_from_args, by_type_section, check_by_type, check_sentences_option,
+                                    print_by_type)
 from peet_fast.cli._common import add_io_option, annotators, plural
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, rank_inputs, ranking_from_args
 from peet_fast.io import InputError, check_not_input
@@ -147,6 +148,7 @@ def run(args) -> int:
     check_not_input(args.out, [*rank_inputs(args), *extra_inputs])
     check_report_dir(args.out, "--out")
     check_sentences_option(args)
+    check_by_type(args)
     annotator = annotators(args)                 # one pipeline for the ranking and the meta-evaluation
     with _meta_flags():
         me = _meta_eval(args, annotator)

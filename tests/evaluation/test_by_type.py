@@ -206,12 +206,16 @@ def test_mucgec_per_type_sums_to_cherrant_totals():
 
 # --- the command line ------------------------------------------------------------------------------------------------
 
-def test_by_type_without_sources_is_refused(capsys):
-    code = main(["rank", "--hyp", str(RANK / "good.txt"), "--ref", str(RANK / "reference.txt"), "--metric", "wer",
-                 "--by-type", "3"])
+@pytest.mark.parametrize("command", ["rank", "report"])
+def test_by_type_without_sources_is_refused_before_any_work(tmp_path, capsys, command):
+    out = ["--summary", str(tmp_path / "s.json")] if command == "rank" else ["--out", str(tmp_path / "rep")]
+    code = main([command, "--hyp", str(RANK / "good.txt"), "--ref", str(RANK / "reference.txt"), "--metric", "wer",
+                 "--by-type", "3", *out])
     assert code == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert err[-1].endswith("--by-type: needs the source sentences: give --src SRC (or a gold M2 as --ref)")
+    captured = capsys.readouterr()
+    assert captured.err.strip().splitlines() == [
+        f"peet-fast {command}: error: --by-type: needs the source sentences: give --src SRC (or a gold M2 as --ref)"]
+    assert captured.out == "" and list(tmp_path.iterdir()) == []
 
 
 def test_the_documented_table_is_errant_compares(tmp_path):
