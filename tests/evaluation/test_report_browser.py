@@ -170,6 +170,16 @@ return out;
 """
 
 
+def test_without_peet_there_are_no_seconds_to_sort_by(browser, tmp_path):
+    assert main(["report", *INPUTS, "--metric", "wer", "--by-type", "1", "--out", str(tmp_path / "rep")]) == 0
+    load(browser, tmp_path / "rep" / "index.html")
+    option = browser.find_element(By.CSS_SELECTOR, '#bt-sort option[value="peet"]')
+    assert option.get_attribute("disabled") and option.text == "PEET seconds (PEET not ranked)"
+    text = browser.find_element(By.ID, "bt-list").text
+    assert "good · vs ref 0: " in text and not re.search(r"· [\d.]+ s", text)
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+
+
 @pytest.fixture(scope="module")
 def conll_page(tmp_path_factory):
     if not (SHARED_CORPORA / "conll14" / "official-2014.combined.m2").exists():

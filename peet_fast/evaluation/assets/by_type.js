@@ -220,6 +220,11 @@
   });
   ["bt-sys", "bt-type", "bt-outcome", "bt-sort", "bt-differ"].forEach(function (id) { $(id).addEventListener("change", filter); });
   $("bt-more").addEventListener("click", more);
+  if (!D.sentences.some(function (sent) { return sent.o.some(function (o) { return o[1] !== null; }); })) {
+    var peet = document.querySelector('#bt-sort option[value="peet"]');   // PEET not ranked: no seconds to sort by
+    peet.disabled = true;
+    peet.textContent = "PEET seconds (PEET not ranked)";
+  }
   heatmap();
   diffChart();
   filter();
