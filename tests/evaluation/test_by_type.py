@@ -11,6 +11,7 @@ import errant_oracle
 import numpy as np
 import pytest
 from conftest import SHARED_CORPORA, SPACY_MODEL
+from hypothesis import given, strategies as st
 from errant_oracle import errant_compare
 
 from peet_fast.cli import main
@@ -239,3 +240,38 @@ def test_the_documented_table_is_errant_compares(tmp_path):
         shown = {r[1].rstrip("*"): (int(r[2]), int(r[3]), int(r[4]), float(r[5]), float(r[6]), float(r[7]))
                  for r in rows if r[0] == name}
         assert shown == expected, name
+
+
+# --- properties ------------------------------------------------------------------------------------------------------
+
+
+TYPES = ["M:DET", "R:PREP", "U:DET", "R:VERB:SVA", "R:NOUN", "UNK"]
+EDIT = st.tuples(st.integers(0, 4), st.integers(0, 2), st.sampled_from(TYPES), st.sampled_from(["a", "the", ""]))
+SENT = st.dictionaries(st.integers(0, 2), st.lists(EDIT.map(lambda e: (e[0], e[0] + e[1], e[2], e[3])), max_size=3),
+                       max_size=3)
+
+
+@given(st.lists(st.tuples(SENT, SENT, SENT), min_size=1, max_size=6))
+def test_per_sentence_counts_sum_to_compares_figures_at_every_level(rows):
+    """For any sentences: each sentence's chosen-pair counts sum, per type, to compare_edits' corpus figures, and
+    levels 1 and 2 are level 3's rows summed by operation and by main type (UNK kept apart)."""
+    from peet_fast.metrics.span import compare_edits
+
+    hyp_a, hyp_b, ref = ([r[k] for r in rows] for k in range(3))
+    level3 = score_types(["a", "b"], [hyp_a, hyp_b], ref, 3)
+    for s, hyp in zip(level3.systems, (hyp_a, hyp_b)):
+        direct = compare_edits(hyp, ref)
+        assert s.totals == (direct.tp, direct.fp, direct.fn)
+        sums = s.counts.sum(axis=0)
+        assert {t: list(sums[level3.types.index(t)]) for t in s.figures} == {
+            t: [r["TP"], r["FP"], r["FN"]] for t, r in s.figures.items()}
+    for level in (1, 2):
+        grouped = score_types(["a", "b"], [hyp_a, hyp_b], ref, level)
+        for s3, s in zip(level3.systems, grouped.systems):
+            expect: dict = {}
+            for t, r in s3.figures.items():
+                key = t if t == "UNK" else (t[0] if level == 1 else t[2:])
+                row = expect.setdefault(key, [0, 0, 0])
+                for k, name in enumerate(("TP", "FP", "FN")):
+                    row[k] += r[name]
+            assert {t: [r["TP"], r["FP"], r["FN"]] for t, r in s.figures.items()} == expect
