@@ -85,3 +85,17 @@ def test_bad_sentence_caps_are_refused(tmp_path, capsys, extra, message):
     assert main(["report", *INPUTS, "--metric", "wer", *extra, "--out", str(tmp_path / "rep")]) == 2
     assert capsys.readouterr().err.strip().splitlines()[-1].endswith(message)
     assert not (tmp_path / "rep").exists()
+
+
+def test_the_script_and_style_ship_with_the_package():
+    """The section's script and style are package data: pyproject.toml's patterns match every asset file."""
+    import fnmatch
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    patterns = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]["peet_fast"]
+    assets = sorted(p.relative_to(root / "peet_fast").as_posix()
+                    for p in (root / "peet_fast" / "evaluation" / "assets").iterdir())
+    assert assets == ["evaluation/assets/by_type.css", "evaluation/assets/by_type.js"]
+    assert all(any(fnmatch.fnmatch(a, pat) for pat in patterns) for a in assets)
