@@ -205,6 +205,48 @@ def test_mucgec_per_type_sums_to_cherrant_totals():
     assert isinstance(bt, ByType) and bt.summary()["systems"][0]["TP"] == published["TP"]
 
 
+def _errant_readable(text: str, drop: set) -> str:
+    """A ChERRANT M2 as errant_compare scores it the way ChERRANT does: its T lines left out (the alternative
+    alignments stay pooled under their annotator id, as both tools pool them), the spaces of every correction
+    removed (ChERRANT's first rule), the blocks numbered in `drop` (NA sentences, ChERRANT's second rule) left out."""
+    out = []
+    for k, block in enumerate(text.strip().split("\n\n")):
+        if k in drop:
+            continue
+        lines = []
+        for ln in block.split("\n"):
+            if ln.startswith("A "):
+                f = ln.split("|||")
+                f[2] = f[2].replace(" ", "")
+                ln = "|||".join(f)
+            if not ln.startswith("T"):
+                lines.append(ln)
+        out.append("\n".join(lines))
+    return "\n\n".join(out) + "\n\n"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("level", [1, 3])
+def test_mucgec_per_type_equals_errant_compare_under_cherrants_rules(tmp_path, level):
+    if not MUCGEC.exists():
+        pytest.skip("../shared/corpora/mucgec is not there")
+    from peet_fast.formats.m2 import read_m2
+    from peet_fast.languages import span_rules
+
+    hyp_text = (MUCGEC / "mucgec_dev.example_pred.m2.char").read_text(encoding="utf-8")
+    ref_text = (MUCGEC / "mucgec_dev.ref.m2.char").read_text(encoding="utf-8")
+    na = {k for k, b in enumerate(ref_text.strip().split("\n\n")) if "|||NA|||" in b}
+    assert len(na) == 3
+    (tmp_path / "hyp.m2").write_text(_errant_readable(hyp_text, na), encoding="utf-8")
+    (tmp_path / "ref.m2").write_text(_errant_readable(ref_text, na), encoding="utf-8")
+    expected = cat_table(errant_compare(tmp_path / "hyp.m2", tmp_path / "ref.m2", "-cat", str(level)))
+    hyp = m2_sentences(read_m2(str(MUCGEC / "mucgec_dev.example_pred.m2.char")))
+    ref = m2_sentences(read_m2(str(MUCGEC / "mucgec_dev.ref.m2.char")))
+    s = score_types(["example_pred"], [hyp], ref, level, SpanOptions(**span_rules("zh"))).systems[0]
+    assert {t: ours(row) for t, row in s.figures.items()} == expected
+    assert set(expected) == {"M", "R", "S", "W"}      # ChERRANT's char-level operations (level 2 has no main type)
+
+
 # --- the command line ------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("command", ["rank", "report"])
