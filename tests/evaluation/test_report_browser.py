@@ -180,6 +180,19 @@ def test_without_peet_there_are_no_seconds_to_sort_by(browser, tmp_path):
     assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
 
 
+@pytest.mark.parametrize("hyps, ref", [(["good"], "reference"), (["source", "weak"], "source")],
+                         ids=["one system", "no edit anywhere"])
+def test_edge_pages_load_without_errors(browser, tmp_path, hyps, ref):
+    assert main(["report", "--hyp", *(str(RANK / f"{h}.txt") for h in hyps), "--ref", str(RANK / f"{ref}.txt"),
+                 "--src", str(RANK / "source.txt"), "--metric", "wer", "--by-type", "3",
+                 "--out", str(tmp_path / "rep")]) == 0
+    load(browser, tmp_path / "rep" / "index.html")
+    assert [e for e in browser.get_log("browser") if e["level"] in ("SEVERE", "ERROR")] == []
+    data = page_data(tmp_path / "rep" / "index.html")
+    assert len(browser.find_elements(By.CSS_SELECTOR, "#bt-heat-body tr")) == len(data["types"])
+    assert len(cards(browser)) == 12
+
+
 @pytest.fixture(scope="module")
 def conll_page(tmp_path_factory):
     if not (SHARED_CORPORA / "conll14" / "official-2014.combined.m2").exists():
