@@ -43,49 +43,63 @@ def browser_data(bt: ByType, sources: Sequence[str], references: Sequence[Sequen
     """The JSON the section's script reads: systems (the ranking's order), the types at the level with each system's
     figures (cells: None where a system has no edit of a type), the paired differences of every two systems, and the
     first `cap` sentences: source, references and per system (chosen reference, PEET seconds or None, its edits
-    [start, end, correction, type, outcome], the chosen reference's edits marked TP / FN)."""
-    fk = bt.f_key
-    cells = []
+    [start, end, correction, type, outcome], the chosen reference's edits marked TP / FN). Edit types index
+    "fulltypes"; "group" maps each to its row of "types" (-1: none, e.g. UNK)."""
+    fulltypes: dict[str, int] = {}
+    sentences = []
+    for i in range(min(cap, len(sources))):
+        per = [_sentence_of(bt, k, i, seconds, strip_cor_spaces, fulltypes) for k in range(len(bt.systems))]
+        sentences.append({"s": sources[i], "r": [ref[i] for ref in references], "o": per})
+    groups = list(bt.types)
+    grouped = [_group(t, bt.level) for t in fulltypes]
+    return {"systems": [s.name for s in bt.systems], "types": bt.types, "cells": _cells(bt),
+            "diff": _differences(bt), "f": bt.f_key, "level": bt.level, "min_support": MIN_SUPPORT,
+            "groups": groups, "fulltypes": list(fulltypes),
+            "group": [groups.index(g) if g in groups else -1 for g in grouped], "sentences": sentences,
+            "total": len(sources)}
+
+
+def _cells(bt: ByType) -> list:
+    """Per system, per type: its figures, F's interval and support (TP + FN), or None without an edit of it."""
+    out = []
     for s in bt.systems:
         row = []
         for t in bt.types:
             f = s.figures.get(t)
-            if f is None:
-                row.append(None)
-                continue
             lo, hi = s.ci.get(t, (None, None))
-            row.append({"TP": f["TP"], "FP": f["FP"], "FN": f["FN"], "P": f["P"], "R": f["R"], "F": f[fk],
-                        "lo": _r(lo), "hi": _r(hi), "support": f["TP"] + f["FN"]})
-        cells.append(row)
-    diff = {}
+            row.append(None if f is None else {"TP": f["TP"], "FP": f["FP"], "FN": f["FN"], "P": f["P"], "R": f["R"],
+                                               "F": f[bt.f_key], "lo": _r(lo), "hi": _r(hi),
+                                               "support": f["TP"] + f["FN"]})
+        out.append(row)
+    return out
+
+
+def _differences(bt: ByType) -> dict:
+    """{"a,b": per type [F_a - F_b, low, high]} for every two systems a < b (ByType.difference)."""
     names = [s.name for s in bt.systems]
+    out = {}
     for a in range(len(names)):
         for b in range(a + 1, len(names)):
             d = bt.difference(names[a], names[b])
-            diff[f"{a},{b}"] = [[_r(v[0]), _r(v[1]), _r(v[2])] for v in (d[t] for t in bt.types)]
-    fulltypes: dict[str, int] = {}
-    groups = list(bt.types)
-    kept = min(cap, len(sources))
-    sentences = []
-    for i in range(kept):
-        per = []
-        for k, s in enumerate(bt.systems):
-            choice = s.choices[i]
-            hyp_sent, ref_sent = bt.hyp[k][i], bt.ref[i]
-            h = hyp_sent.get(choice[0], []) if choice is not None else []
-            r = ref_sent.get(choice[1], []) if choice is not None and ref_sent else []
-            marked_h, marked_r = edit_outcomes(h, r, strip_cor_spaces)
-            unscored = [(e, "unscored") for e in h if e[2] == "UNK"]
-            code = (lambda e, o: [e[0], e[1], e[3], fulltypes.setdefault(e[2], len(fulltypes)), _OUTCOME[o]])
-            sec = None if seconds is None else _r(seconds[k][i], 2)
-            ref_id = choice[1] if choice is not None and ref_sent else None
-            per.append([ref_id if isinstance(ref_id, int) else None, sec,
-                        [code(e, o) for e, o in marked_h + unscored], [code(e, o) for e, o in marked_r]])
-        sentences.append({"s": sources[i], "r": [ref[i] for ref in references], "o": per})
-    group_of = [groups.index(_group(t, bt.level)) if _group(t, bt.level) in groups else -1 for t in fulltypes]
-    return {"systems": names, "types": bt.types, "cells": cells, "diff": diff,
-            "f": fk, "level": bt.level, "min_support": MIN_SUPPORT, "groups": groups,
-            "fulltypes": list(fulltypes), "group": group_of, "sentences": sentences, "total": len(sources)}
+            out[f"{a},{b}"] = [[_r(x) for x in d[t]] for t in bt.types]
+    return out
+
+
+def _sentence_of(bt: ByType, k: int, i: int, seconds, strip_cor_spaces: bool, fulltypes: dict) -> list:
+    """System k in sentence i: [chosen reference id or None, PEET seconds or None, its edits, the chosen reference's
+    edits], each edit [start, end, correction, index in fulltypes (added on first sight), outcome code]."""
+    choice = bt.systems[k].choices[i]
+    hyp_sent, ref_sent = bt.hyp[k][i], bt.ref[i]
+    h = hyp_sent.get(choice[0], []) if choice is not None else []
+    r = ref_sent.get(choice[1], []) if choice is not None and ref_sent else []
+    marked_h, marked_r = edit_outcomes(h, r, strip_cor_spaces)
+    marked_h += [(e, "unscored") for e in h if e[2] == "UNK"]
+
+    def code(e, outcome):
+        return [e[0], e[1], e[3], fulltypes.setdefault(e[2], len(fulltypes)), _OUTCOME[outcome]]
+    ref_id = choice[1] if choice is not None and ref_sent else None
+    return [ref_id if isinstance(ref_id, int) else None, None if seconds is None else _r(seconds[k][i], 2),
+            [code(e, o) for e, o in marked_h], [code(e, o) for e, o in marked_r]]
 
 
 _HTML = """
