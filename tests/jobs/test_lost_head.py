@@ -39,17 +39,28 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_head(ray_exe: str, env: dict) -> int:
-    """A `ray start --head` of 2 CPUs on free ports (another Ray on the machine holds the defaults); its GCS port."""
+def start_head(ray_exe: str, env: dict, *options: str) -> tuple[int, subprocess.Popen | None]:
+    """A `ray start --head` of 2 CPUs on free ports (another Ray on the machine holds the defaults), with these
+    options; its GCS port, and with --block the `ray start` process (running: it holds the head's processes)."""
     port = free_port()
     ports = [f"--{name}-port={free_port()}" for name in ("dashboard-agent-listen", "dashboard-agent-grpc",
                                                          "metrics-export", "runtime-env-agent", "ray-client-server",
                                                          "node-manager", "object-manager")]
-    start = subprocess.run([ray_exe, "start", "--head", f"--port={port}", "--include-dashboard=false",
-                            "--num-cpus=2", "--disable-usage-stats", *ports], env=env, capture_output=True,
-                           text=True, timeout=CEILING)
-    assert start.returncode == 0, start.stderr[-2000:]
-    return port
+    cmd = [ray_exe, "start", "--head", f"--port={port}", "--include-dashboard=false", "--num-cpus=2",
+           "--disable-usage-stats", *ports, *options]
+    if "--block" not in options:
+        start = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=CEILING)
+        assert start.returncode == 0, start.stderr[-2000:]
+        return port, None
+    head = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    said = []
+    for line in head.stdout:          # (ends where it fails: the assertion shows why)
+        said.append(line)
+        if "Ray runtime started" in line:
+            break
+    assert head.poll() is None, "".join(said)[-2000:]
+    threading.Thread(target=head.stdout.read, daemon=True).start()      # (its pipe never fills)
+    return port, head
 
 
 def kill_head(tag: str) -> list[str]:
@@ -96,7 +107,18 @@ def test_a_lost_head_is_one_line_exit_2_its_shards_recorded_and_the_job_resumes(
     env.pop("RAY_ADDRESS", None)
     job = tmp_path / "job"
     try:
-        port = start_head(ray_exe, env)
+        # a head started with its own temp dir: `ray start` records it there, so --ray-address auto (Ray's default
+        # temp dir: RAY_TMPDIR here) says so, and where it looked, instead of that no cluster was started
+        port, _ = start_head(ray_exe, env, f"--temp-dir={ray_tmp}/h")
+        assert (Path(ray_tmp) / "h" / "ray_current_cluster").read_text().strip().endswith(f":{port}")
+        auto = subprocess.run([sys.executable, "-m", "peet_fast.cli", *args, "--out", "auto", "--ray-address",
+                               "auto"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=CEILING)
+        assert auto.returncode == 1 and auto.stderr.splitlines() == [
+            f"peet-fast featurize: error: --ray-address auto: no Ray cluster is recorded in {ray_tmp}/ray/"
+            f"ray_current_cluster (where `ray start` records the cluster it starts; one started with `ray start "
+            f"--temp-dir DIR` is recorded in DIR instead: give its address, HOST:PORT) and RAY_ADDRESS is not set (a "
+            f"local Ray instance another run started for itself is never joined); to run on this machine instead, "
+            f"give --workers N without --ray-address"], auto.stderr[-2000:]
         cmd = [sys.executable, "-m", "peet_fast.cli", *args, "--out", "job", "--ray-address", f"127.0.0.1:{port}"]
         run = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True)
@@ -135,12 +157,20 @@ def test_a_lost_head_is_one_line_exit_2_its_shards_recorded_and_the_job_resumes(
         assert not json.loads((job / "_manifest.json").read_text())["complete"]
 
         # a new head: the same job resumes there (its address is another: a job's output does not depend on it)
+        # (started with --block: a SIGTERM to its `ray start` stops this head's processes and no other Ray's, as
+        # docs/jobs.md tells a user on a shared machine)
         assert stop_tagged(tag) == []
-        port = start_head(ray_exe, env)
+        port, head = start_head(ray_exe, env, "--block")
         again = subprocess.run([*cmd[:-1], f"127.0.0.1:{port}"], cwd=tmp_path, env=env, capture_output=True,
                                text=True, timeout=CEILING)
         assert again.returncode == 0, again.stderr[-3000:]
         assert f"job: {kept} of 100 shards already done, reused" in again.stderr
+        head.send_signal(signal.SIGTERM)
+        head.wait(timeout=CEILING)
+        end = time.monotonic() + CEILING
+        while tagged_pids(tag) and time.monotonic() < end:
+            time.sleep(0.2)
+        assert tagged_pids(tag) == []
     finally:
         left = stop_tagged(tag)
         shutil.rmtree(ray_tmp, ignore_errors=True)
