@@ -198,6 +198,8 @@ class RayRunner:
         args = (spec, os.path.abspath(out_dir), os.getcwd())
         # a local instance of this runner's own (not one its caller started): the driver is one of the workers
         own = self.address is None and (ray is None or not ray.is_initialized() or _ours(ray))
+        if own:
+            wanted = max(1, min(self._bound_to_machine(spec.kind), shards))
         self._actor_limit = wanted - 1 if own else wanted
         self._started_for = key
         self._kind = spec.kind
@@ -237,6 +239,18 @@ class RayRunner:
         self.ray_start_s = time.perf_counter() - t
         if own:
             _LOCAL_INSTANCE[:] = [_node_id(ray)]
+
+    def _bound_to_machine(self, kind: str) -> int:
+        """A local instance's workers: at most one per CPU and per ~0.9 GB of available memory (jobs.sizing), said
+        in one notice where that is fewer than asked for."""
+        from peet_fast.jobs.sizing import available_memory, bound_notice, local_workers, machine_cpus
+
+        cpus, available = machine_cpus(), available_memory()
+        workers = local_workers(self.workers, cpus, available)
+        if workers < self.workers:
+            print(bound_notice(kind, self.workers, workers, cpus, available), file=sys.stderr, flush=True)
+            self.workers = workers
+        return workers
 
     def _size_to_cluster(self, shards: int) -> None:
         """On a cluster (joined, or its caller's): one actor per CPU it has now (per_cpu), or `workers`; the words
