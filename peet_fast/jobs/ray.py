@@ -49,7 +49,7 @@ import time
 from typing import Callable, Sequence
 
 from peet_fast.jobs.errors import WorkerError, ray_reason
-from peet_fast.jobs.raylog import errors_to_stderr, stderr_without_known_noise
+from peet_fast.jobs.raylog import errors_to_stderr, stderr_without_known_noise, stop_error_listener
 # jobs.raypool: the actors' side of the dispatch; jobs.raystart: Ray's start and stop. Their public names (and those
 # the tests use) stay importable from here, as before the split.
 from peet_fast.jobs.raypool import (  # noqa: F401 -- re-exported
@@ -269,7 +269,7 @@ class RayRunner:
             self.where = f"{_count(self.workers, 'worker')} on the cluster{at} ({_count(cpus, 'CPU')})"
         self._actor_limit = max(1, min(self.workers, shards))
         if address and self._head is None:
-            self._head = HeadWatch(address)
+            self._head = HeadWatch(address, on_silent=stop_error_listener)
 
     def head_lost(self, confirm: bool = False) -> None:
         """Raise JobStopped where the watch on the cluster's head has seen it lost (jobs.rayhead); confirm: where

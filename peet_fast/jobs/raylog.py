@@ -68,6 +68,20 @@ def errors_to_stderr() -> None:
     worker.print_to_stdstream = to_stderr
 
 
+def stop_error_listener() -> None:
+    """Stop the driver's thread that listens for the errors the GCS pushes (Ray's listen_error_messages): where the
+    GCS no longer answers, its loop polls without waiting, a CPU's worth (jobs.rayhead calls this at the first
+    probe of the head that fails). Ray's other driver threads stop with it (they stop at ray.shutdown anyway); a head
+    that answers again is then heard of only through the job's own calls."""
+    try:
+        from ray._private import worker
+    except ImportError:
+        return
+    stopped = getattr(getattr(worker, "global_worker", None), "threads_stopped", None)
+    if stopped is not None:
+        stopped.set()
+
+
 def _write_all(fd: int, data: bytes) -> None:
     while data:
         data = data[os.write(fd, data):]
