@@ -241,7 +241,7 @@ class RayRunner:
             _LOCAL_INSTANCE[:] = [_node_id(ray)]
 
     def _bound_to_machine(self, kind: str) -> int:
-        """A local instance's workers: at most one per CPU and per ~0.9 GB of available memory (jobs.sizing), said
+        """A local instance's workers: at most one per CPU and per 1 GB of available memory (jobs.sizing), said
         in one notice where that is fewer than asked for."""
         from peet_fast.jobs.sizing import available_memory, bound_notice, local_workers, machine_cpus
 

@@ -153,9 +153,9 @@ class ShardSizer:
         return max(1, min(rows, rows_left))
 
 
-# A local worker's memory budget (the command's process or a Ray actor: spaCy's pipeline, the model, a shard's
-# batch): measured 0.55-0.89 GB per actor over a million distinct sentences (docs/jobs.md, Memory), rounded up.
-WORKER_BYTES = 900 * 2**20
+# A local worker's memory budget: docs/jobs.md's one budget (Memory: 1 GB per Ray worker actor at peak, measured
+# 0.55-0.89 GB over a million distinct sentences; the driver's 0.75 GB fits within it).
+WORKER_BYTES = 2**30
 
 
 def machine_cpus() -> int:
@@ -189,6 +189,6 @@ def local_workers(requested: int, cpus: int, available: int | None) -> int:
 def bound_notice(kind: str, requested: int, workers: int, cpus: int, available: int | None) -> str:
     """The one line saying that a local job runs on fewer workers than asked for, and why."""
     memory = "" if available is None else \
-        f", {available / 2**30:.1f} GB of memory available at ~{WORKER_BYTES / 2**30:.1f} GB a worker"
+        f", {available / 2**30:.1f} GB of memory available at {WORKER_BYTES / 2**30:g} GB a worker"
     return (f"peet-fast {kind}: --workers {requested} is more than this machine runs at once ({cpus} CPU"
             f"{'s' * (cpus != 1)}{memory}), so the job runs on {workers} worker{'s' * (workers != 1)}")

@@ -1,5 +1,6 @@
 """A local --workers N is bounded by the machine (issue 43 point 11: `--workers 9999` with small shards started 6-15
-spaCy actors at once on 2 CPUs, 1.0-2.7 GB): at most one worker per CPU and per ~0.9 GB of available memory, said
+spaCy actors at once on 2 CPUs, 1.0-2.7 GB): at most one worker per CPU and per 1 GB of available memory (the
+documented budget of a worker), said
 in one notice line, the output that of --workers 1. The bound is a pure function (hand-computed cases); one small
 job shows the notice and the output without starting more than the machine's workers."""
 from __future__ import annotations
@@ -21,9 +22,9 @@ GB = 2**30
 
 
 def test_local_workers_is_bounded_by_cpus_and_memory():
-    assert WORKER_BYTES == 900 * 2**20
-    assert local_workers(9999, 2, 24 * GB) == 2                 # the CPUs bind (24 GB: 27 workers' worth)
-    assert local_workers(9999, 64, 4 * GB) == 4                 # memory binds: 4 GB / 0.9 GB = 4.55
+    assert WORKER_BYTES == GB
+    assert local_workers(9999, 2, 24 * GB) == 2                 # the CPUs bind (24 GB: 24 workers' worth)
+    assert local_workers(9999, 64, 4 * GB + GB // 2) == 4       # memory binds: 4.5 GB / 1 GB
     assert local_workers(3, 64, 24 * GB) == 3                   # what was asked for, where the machine has room
     assert local_workers(8, 4, None) == 4                       # memory unknown: the CPUs alone
     assert local_workers(8, 4, 100 * 2**20) == 1                # never under one worker (the command's process)
@@ -33,13 +34,13 @@ def test_local_workers_is_bounded_by_cpus_and_memory():
 def test_the_notice_says_what_was_asked_what_runs_and_why():
     assert bound_notice("featurize", 9999, 2, 2, 21 * GB) == (
         "peet-fast featurize: --workers 9999 is more than this machine runs at once (2 CPUs, 21.0 GB of memory "
-        "available at ~0.9 GB a worker), so the job runs on 2 workers")
+        "available at 1 GB a worker), so the job runs on 2 workers")
     assert bound_notice("score", 4, 1, 1, None) == (
         "peet-fast score: --workers 4 is more than this machine runs at once (1 CPU), so the job runs on 1 worker")
 
 
 NOTICE = re.compile(r"peet-fast featurize: --workers 9999 is more than this machine runs at once \((\d+) CPUs?, "
-                    r"[\d.]+ GB of memory available at ~0\.9 GB a worker\), so the job runs on (\d+) workers?")
+                    r"[\d.]+ GB of memory available at 1 GB a worker\), so the job runs on (\d+) workers?")
 
 
 def test_workers_9999_on_small_shards_runs_on_the_machines_workers(tmp_path):
