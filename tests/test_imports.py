@@ -141,6 +141,7 @@ FLOORS = [
     {"peet_fast.evaluation", "peet_fast.meta_eval"},
     {"peet_fast.api"},
     {"peet_fast.cli"},
+    {"peet_fast.cluster"},               # what a `ray up` cluster runs: the command line joined to the cluster
 ]
 
 
