@@ -8,7 +8,8 @@
     shards.py   run_job(spec, out_dir, runner), the Runner protocol (and every name above, re-exported)
     local.py    LocalRunner: shards in this process
     ray.py      RayRunner: shards on Ray actors, one shard in flight per actor; raystart.py starts and stops Ray,
-                raypool.py the actors' side, raylog.py Ray's noise, raywatch.py the watchdog (only ray*.py import Ray)
+                raypool.py the actors' side, raylog.py Ray's noise, raywatch.py the watchdog, rayhead.py the watch
+                on a cluster's head (only ray*.py import Ray; raywatch and rayhead do not)
     sizing.py   the shard size (one shard per worker on a small input) and the small-job threshold
     tasks.py    the library's long jobs, featurize() and score(): in process or sharded
     annotated.py  read_annotated: time-annotated pairs (train/explain --data) through the table reader, validated

@@ -37,9 +37,11 @@ of a shard and returns it (with its traceback, for --debug) instead of raising i
 hides it and the driver re-raises the original exception (InputError, OSError, ...). An actor that dies before any of
 our code runs (its import fails) fails the job at once (no replacement actors), as a WorkerError of one line.
 
-Local: `--workers N` starts a local Ray instance with N CPUs. Cluster: `--ray-address auto` (inside a Ray cluster:
-`ray submit`, `ray job submit -- peet-fast ...`) or `--ray-address ray://HOST:PORT` joins it, and `--workers` is the
-number of actors (one CPU each). Under `ray job submit` the job's own runtime_env applies."""
+Local: `--workers N` starts a local Ray instance with N CPUs (at most one per CPU and per 1 GB of memory available:
+jobs.sizing.local_workers). Cluster: `--ray-address auto` (inside a Ray cluster: `ray submit`, `ray job submit --
+peet-fast ...`) or `--ray-address ray://HOST:PORT` joins it, with one actor per CPU the cluster has when the job
+starts, or `--workers` actors (one CPU each), and watches its head (jobs.rayhead): a lost head stops the job in one
+line within seconds. Under `ray job submit` the job's own runtime_env applies."""
 from __future__ import annotations
 
 import contextlib
