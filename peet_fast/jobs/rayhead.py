@@ -20,7 +20,18 @@ from typing import Callable
 
 PROBE_S = 1.0
 LOST: list[str] = []     # the heads lost under a job of this process (it stays connected: jobs.raystart)
-HEAD_LOST_S = float(os.environ.get("PEET_FAST_RAY_HEAD_LOST_S", "10"))
+
+
+def _head_lost_s(default: float = 10.0) -> float:
+    """PEET_FAST_RAY_HEAD_LOST_S where it is a positive number of seconds, else the default (10)."""
+    try:
+        value = float(os.environ.get("PEET_FAST_RAY_HEAD_LOST_S", default))
+    except ValueError:
+        return default
+    return value if 0 < value < float("inf") else default
+
+
+HEAD_LOST_S = _head_lost_s()
 
 
 def probe(host: str, port: int, timeout: float) -> str | None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import socket
 import time
 
-from peet_fast.jobs.rayhead import HeadWatch, host_port, probe
+from peet_fast.jobs.rayhead import HeadWatch, _head_lost_s, host_port, probe
 
 CEILING = 120.0
 
@@ -51,3 +51,11 @@ def test_answers_waits_for_a_head_that_comes_back():
     finally:
         watch.stop()
         head.close()
+
+
+def test_the_wait_is_an_environment_setting_with_a_safe_default(monkeypatch):
+    for value, seconds in (("3", 3.0), ("0.5", 0.5), ("abc", 10.0), ("-1", 10.0), ("0", 10.0), ("inf", 10.0)):
+        monkeypatch.setenv("PEET_FAST_RAY_HEAD_LOST_S", value)
+        assert _head_lost_s() == seconds
+    monkeypatch.delenv("PEET_FAST_RAY_HEAD_LOST_S")
+    assert _head_lost_s() == 10.0
