@@ -95,15 +95,17 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def exit_now_if_ray_started(status: int) -> None:
-    """At the end of a command that started a local Ray instance (the process is ours: a command line, not a caller
-    of main(argv)), however it ended: exit at once. Python's exit would run Ray's own teardown, which takes a second
+    """At the end of a command that started a local Ray instance, or whose cluster's head was lost (the process is
+    ours: a command line, not a caller of main(argv)), however it ended: exit at once (after a lost head, Ray's
+    teardown waits for its GCS, and its core worker ends the process in a crash). Python's exit would run Ray's own teardown, which takes a second
     or more (and after a signal to the whole process group, seconds of waiting on processes the signal already
     ended); the instance's watchdog (jobs.raywatch) stops the instance's processes as this process ends. Every file
     of the command is closed by now; its output is flushed here."""
     import os
 
     watch = sys.modules.get("peet_fast.jobs.raywatch")
-    if watch is None or not watch.watched():
+    head = sys.modules.get("peet_fast.jobs.rayhead")       # a cluster whose head was lost: Ray's teardown waits
+    if (watch is None or not watch.watched()) and not (head is not None and head.LOST):
         return
     for stream in (sys.stdout, sys.stderr):
         try:
