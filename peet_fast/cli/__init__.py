@@ -18,7 +18,7 @@ from peet_fast.cli._common import (
     interrupt_line,
     terminate_as_interrupt,
 )
-from peet_fast.cli._progress import add_quiet_option
+from peet_fast.cli._progress import add_quiet_option, command_progress
 from peet_fast.io import shown_line
 
 process_is_ours = False                   # see main()
@@ -76,7 +76,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         with terminate_as_interrupt():
             check_outputs(parser.commands[args.command], args)
-            status = args.func(args)
+            with command_progress(args) as args.progress_report:     # from the start: cli/_progress.py
+                status = args.func(args)
     except Exception as exc:
         handled = error_line(exc)
         if handled is None:
