@@ -45,12 +45,12 @@ def test_quiet_and_a_run_shorter_than_the_interval_show_none(tmp_path):
     assert short.returncode == 0 and not re.search(r"^synth: ", short.stderr, re.M)
 
 
-def test_terminal_shows_a_bar_with_the_total(tmp_path):
+def _on_a_terminal(argv) -> tuple[int, str]:
+    """Run a command with stdout and stderr on a pseudo-terminal: (exit status, what the terminal showed)."""
     pid, fd = pty.fork()
     if pid == 0:                                   # the child: stderr (and stdout) on the pty
         os.environ["PEET_FAST_PROGRESS_INTERVAL"] = "0.01"
-        os.execv(sys.executable, [*CMD, "synth", "--sentences", str(SENTENCES), "--pairs", "20000", "--out",
-                                  str(tmp_path / "s.jsonl")])
+        os.execv(sys.executable, [*CMD, *map(str, argv)])
     fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))   # a pty starts 0 columns wide
     out = b""
     while True:
@@ -62,10 +62,24 @@ def test_terminal_shows_a_bar_with_the_total(tmp_path):
             break
         out += data
     _, status = os.waitpid(pid, 0)
-    text = out.decode("utf-8", "replace")
-    assert os.waitstatus_to_exitcode(status) == 0, text
+    return os.waitstatus_to_exitcode(status), out.decode("utf-8", "replace")
+
+
+def test_terminal_shows_a_bar_with_the_total(tmp_path):
+    status, text = _on_a_terminal(["synth", "--sentences", SENTENCES, "--pairs", "20000", "--out", tmp_path / "s.jsonl"])
+    assert status == 0, text
     assert re.search(r"synth: +\d+%\|.*\| *20000/20000 \[", text)     # tqdm: percentage, bar, count/total
     assert "pairs/s]" in text
+
+
+def test_rank_shows_a_bar_on_a_terminal():
+    """rank, silent on a terminal before: PEET's stage is a bar with the lines scored out of the test set's."""
+    rank = FIXTURES / "rank"
+    status, text = _on_a_terminal(["rank", "--hyp", rank / "good.txt", rank / "weak.txt", "--ref",
+                                   rank / "reference.txt", "--bootstrap", "20", "--spacy-model", SPACY_MODEL])
+    assert status == 0, text
+    n = len((rank / "reference.txt").read_text("utf-8").splitlines())
+    assert re.search(rf"rank: peet: +\d+%\|.*\| *{n}/{n} \[", text), text
 
 
 def test_score_reports_lines_of_the_inputs(tmp_path):
