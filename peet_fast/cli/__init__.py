@@ -19,6 +19,7 @@ from peet_fast.cli._common import (
     terminate_as_interrupt,
 )
 from peet_fast.cli._progress import add_quiet_option, command_progress
+from peet_fast.cli._signals import interruption, noted, sigint_noted
 from peet_fast.io import shown_line
 
 process_is_ours = False                   # see main()
@@ -73,12 +74,28 @@ def main(argv: list[str] | None = None) -> int:
     if repeated:
         print(f"peet-fast {args.command}: error: {repeated}", file=sys.stderr)
         return 2
+    with sigint_noted(keep=argv is None):           # SIGINT: exit 130 and one line, however it surfaces
+        status = run_command(parser, args)
+    if noted() and status == 0:                    # a SIGINT a library swallowed: the command ran to its end
+        status = 130
+        print(f"peet-fast {args.command}: interrupted as it finished (its output is complete)", file=sys.stderr)
+    if argv is None:
+        exit_now_if_ray_started(status)
+    return status
+
+
+def run_command(parser, args) -> int:
+    """Run the command of parsed arguments: its exit status, an error as one line (a bug: its traceback), an
+    interruption as one line (also one a library turned into another exception: cli._signals.interruption)."""
     try:
         with terminate_as_interrupt():
             check_outputs(parser.commands[args.command], args)
             with command_progress(args) as args.progress_report:     # from the start: cli/_progress.py
-                status = args.func(args)
+                return args.func(args)
     except Exception as exc:
+        behind = interruption(exc) or (KeyboardInterrupt() if noted() else None)    # a SIGINT came first
+        if behind is not None:
+            return interrupted(args, behind, exc)
         handled = error_line(exc)
         if handled is None:
             raise                     # a bug: its traceback
@@ -87,11 +104,17 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exception(exc)
         else:
             print(f"peet-fast {args.command}: error: {shown_line(message)}", file=sys.stderr)
+        return status
     except KeyboardInterrupt as exc:
-        status, message = interrupt_line(exc)
-        print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
-    if argv is None:
-        exit_now_if_ray_started(status)
+        return interrupted(args, exc)
+
+
+def interrupted(args, exc: KeyboardInterrupt, surfaced: BaseException | None = None) -> int:
+    """The one line of an interruption (with --debug, the traceback of the exception it surfaced as); its status."""
+    status, message = interrupt_line(exc)
+    if args.debug and surfaced is not None:
+        traceback.print_exception(surfaced)
+    print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
     return status
 
 
