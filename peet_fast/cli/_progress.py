@@ -202,6 +202,8 @@ class Progress:
 
     def _end_stage(self, completed: bool) -> None:
         if self.bar is not None:
+            if completed and time.monotonic() - self.meter.start >= getattr(self.bar, "delay", 0):
+                self.bar.refresh()          # a step that outlasted the bar's delay shows it, whenever it updated
             self.bar.close()
             self.bar = None
             return
