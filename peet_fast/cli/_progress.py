@@ -32,6 +32,7 @@ BAR_DELAY = 2.0             # a terminal shows no bar for a step shorter than th
 ETA_MIN_SECONDS = 10.0      # of a stage's work (since its count first moved) before an ETA is shown
 ETA_MIN_SHARE = 0.05        # of a stage's work done (this run's) before an ETA is shown
 RATE_WINDOW = 30.0          # seconds: the rate behind an ETA is measured over this recent window
+BAR_FORMAT = "{desc}: {percentage:3.0f}%|{bar}| {n_fmt}/{total_fmt} [{elapsed}, {rate_fmt}{postfix}]"   # Meter's ETA
 
 
 def plain_interval() -> float:
@@ -217,6 +218,8 @@ class Progress:
 
     # output ---------------------------------------------------------------------------------------------------------
     def _bar(self, beat: bool = False) -> None:
+        """The tqdm bar of the stage: count, total and tqdm's rate; the ETA is Meter's (none before it means
+        something), not tqdm's own estimate from the first update."""
         m = self.meter
         if self.bar is not None and m.counted and not self.bar_counted:     # a count came: the bar shows it
             self.bar.close()
@@ -227,11 +230,15 @@ class Progress:
             from tqdm import tqdm
 
             self.bar_counted = m.counted
+            form = BAR_FORMAT if m.counted and m.total is not None else None if m.counted else "{desc}: {elapsed}"
             self.bar = tqdm(total=m.total, desc=self.label, unit=f" {self.unit}", file=self.stream,
                             delay=0 if beat else min(BAR_DELAY, self.interval), dynamic_ncols=True, initial=m.done,
-                            bar_format=None if m.counted else "{desc}: {elapsed}")
+                            bar_format=form, mininterval=0.1 if self.interval else 0,
+                            leave=m.counted)          # a step's elapsed time alone is not left on the screen
         if m.total != self.bar.total:
             self.bar.total = m.total
+        eta = m.eta(time.monotonic()) if m.total is not None and m.done < m.total else None
+        self.bar.set_postfix_str("" if eta is None else f"ETA {clock(eta)}", refresh=False)
         if m.done > self.bar.n:
             self.bar.update(m.done - self.bar.n)
         elif beat:

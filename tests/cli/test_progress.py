@@ -300,3 +300,35 @@ if given is not None:
                     p.parsed(i, size)
         counts = [_n(m["done"]) for m in map(LINE.fullmatch, out.getvalue().splitlines())]
         assert counts == sorted(counts) and counts[-1] == sum(parses)
+
+
+def test_the_bar_shows_an_eta_only_once_it_means_something(monkeypatch):
+    """On a terminal (interval 0: every report drawn) the bar's ETA is the plain line's: none in the first 10 s
+    of work, then the rate of the last 30 s (the slow start of test_an_early_rate_shows_no_eta...: ETA 0:00:15 at
+    40 s), and none once the count reaches the total."""
+    import io
+    import types
+
+    from peet_fast.cli import _progress
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    now = [0.0]
+    monkeypatch.setattr(_progress, "time", types.SimpleNamespace(monotonic=lambda: now[0]))
+    monkeypatch.setenv("PEET_FAST_PROGRESS_INTERVAL", "0")
+    out = Terminal()
+    p = _progress.Progress("job", 10_000, stream=out)
+    done, drawn = 0, []
+    for t in range(1, 41):
+        now[0] = float(t)
+        done += 10 if t <= 5 else 200
+        p(done, 10_000)
+        drawn.append(out.getvalue().split("\r")[-1])
+    assert all("ETA" not in d for d in drawn[:10]), drawn[:10]
+    assert drawn[-1].rstrip().endswith(", ETA 0:00:15]"), drawn[-1]
+    now[0] = 41.0
+    p(10_000, 10_000)
+    assert "ETA" not in out.getvalue().split("\r")[-1]
+    p.close()
