@@ -85,3 +85,35 @@ def test_the_handler_before_the_command_is_back_after_it(default_sigint, monkeyp
     signal.signal(signal.SIGINT, signal.SIG_IGN)                  # ignored (a background job): left ignored
     assert _run_with(monkeypatch, capsys, lambda args: 0)[0] == 0
     assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+
+
+def _child(code: str):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def test_a_late_sigint_ends_a_command_line_with_130_and_its_line():
+    """A command line's end (end_process): a SIGINT noted after the command (sigint_noted(keep=True) notes it from
+    then on) makes exit status 130 and its one line, not a silent death in the interpreter's shutdown; none: 0."""
+    code = ("import signal\nfrom peet_fast.cli import _signals\n"
+            "with _signals.sigint_noted(keep=True):\n    pass\n"
+            "{}_signals.end_process(0, 'peet-fast x: interrupted as it finished')\n")
+    late = _child(code.format("signal.raise_signal(signal.SIGINT)\n"))
+    assert (late.returncode, late.stderr) == (130, "peet-fast x: interrupted as it finished\n")
+    calm = _child(code.format(""))
+    assert (calm.returncode, calm.stderr) == (0, "")
+
+
+def test_a_sigint_while_the_script_imports_is_one_line_and_130():
+    """The `peet-fast` script notes a SIGINT from its first import on (note_from_now); main then stops at once."""
+    late = _child("import signal, sys\n"
+                  f"sys.argv = ['peet-fast', 'human-rank', {str(XML)!r}]\n"
+                  "from peet_fast.cli import _signals\n"
+                  "_signals.note_from_now()\n"
+                  "signal.raise_signal(signal.SIGINT)\n"
+                  "from peet_fast.cli import main\n"
+                  "sys.exit(main())\n")
+    assert (late.returncode, late.stdout, late.stderr) == (130, "", "peet-fast: interrupted\n")
