@@ -380,6 +380,7 @@ TOP_LEVEL_TESTS = {
     "test_imports.py": "the import structure and the house rules (project-wide)",
     "test_packaging.py": "pyproject.toml (project-wide)",
     "test_scaling_bench.py": "benchmarks/scaling.py (project-wide: the benchmarks are no package of peet_fast)",
+    "test_ci_bench.py": "benchmarks/throughput.py's CI regression check (project-wide, as test_scaling_bench.py)",
 }
 
 

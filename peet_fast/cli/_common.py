@@ -354,6 +354,11 @@ def annotator_options(args, lang: str = "en", **options) -> dict:
             others = [code for code in LANGS if option in language(code).OPTIONS]
             raise InputError(flag, f"is for --lang {' / '.join(others)} only")
         options[option] = convert(value) if convert else value
+    from peet_fast.cli._progress import parse_hook
+
+    hook = parse_hook(args)
+    if hook is not None and "progress" not in options:       # the sentences parsed, in the command's progress
+        options["progress"] = hook
     return options
 
 

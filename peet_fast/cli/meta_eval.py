@@ -250,8 +250,7 @@ def _run(args) -> int:
         raise InputError("--system-set", "a system set is named twice")
     from peet_fast.cli._progress import progress_for
 
-    parsing = progress_for(args, "meta-eval: parsing", unit="sentences")
-    annotator = annotators(args, progress=parsing)      # loaded when a metric first needs it
+    annotator = annotators(args)      # loaded when a metric first needs it; its parses: the progress of the stage
 
     if args.data is None:
         evals = [meta_eval(gold=args.gold, outputs=args.own_outputs, judgments=args.judgments, human=args.human,
@@ -263,10 +262,9 @@ def _run(args) -> int:
                            annotator=annotator, model=model)]
     else:
         evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]
-    with parsing, progress_for(args, "meta-eval: scoring", total=len(args.metric), unit="metrics") as scoring:
-        for k, metric in enumerate(args.metric):       # every set's scores come from one scoring (evaluator.meta_eval)
+    for k, metric in enumerate(args.metric):       # every set's scores come from one scoring (evaluator.meta_eval)
+        with progress_for(args, f"{metric} ({k + 1}/{len(args.metric)} metrics)", unit="sentences", parse=True):
             evals[0].scored(metric)
-            scoring(k + 1)
     summaries = [me.summary(args.metric, args.aggregation, args.window, args.bootstrap, args.seed, args.level)
                  for me in evals]
     extra = {"gold": args.gold, "root": root, **({} if args.data else {"outputs": args.own_outputs,

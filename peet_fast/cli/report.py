@@ -159,11 +159,11 @@ def run(args) -> int:
         from peet_fast.cli._progress import progress_for
         from peet_fast.meta_eval.metric.report_section import report_section
 
-        with _meta_flags(), progress_for(args, "report: meta-eval scoring", total=len(args.metric),
-                                         unit="metrics") as scoring:
-            for k, metric in enumerate(args.metric):
-                me.scored(metric)
-                scoring(k + 1)
+        with _meta_flags():
+            for k, metric in enumerate(args.metric):      # a stage each, counting the sentences it parses
+                with progress_for(args, f"meta-eval {metric} ({k + 1}/{len(args.metric)} metrics)", unit="sentences",
+                                  parse=True):
+                    me.scored(metric)
             summary = me.summary(args.metric, "corpus", args.meta_eval_window, levels=("system",), pairwise=False)
         extra.append(report_section(summary))
     if by_type is not None:
