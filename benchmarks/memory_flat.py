@@ -8,13 +8,18 @@ fixture's) with two words no other pair has spliced in (a name and a noun made f
 and k's number), then learner errors injected by peet-fast's synth; MO and TRG of a pair differ, so a run of N
 distinct sentences has N / 2 pairs (--sentences 1000000 is the issue's million). The pairs are written to a
 temporary JSONL file and `peet-fast featurize --pairs ... --out DIR --workers W` runs as a subprocess (with
-`--no-cache` unless --cache), from --root (default: this checkout; give another checkout to measure its code).
+`--no-cache` unless --cache) with the peet_fast this Python imports, or that of --root DIR (another checkout, to
+measure its code: it must be built, `pip install -e DIR` or `python setup.py build_ext --inplace`; an unbuilt one is
+refused, since its import would fall back to the installed package).
 
 Sampled every half second from /proc: RSS and RssAnon of the driver (the command's process) and of each Ray worker
-(the processes titled `ray::...` below the driver, idle ones left out: the actors, `_ShardActor...`, and Ray's
-agents, `DashboardAgent` and `RuntimeEnvAgent`, each named by its title); one row per shard as its part file appears,
-and the peaks. Growth is reported per 10,000 distinct sentences, from a least-squares line through the per-shard
-RSS after the first quarter of the run (the pipeline's own warm-up left out). A measurement, not a test: the tests
+(the processes titled `ray::...` below the driver, idle ones left out: the actors, `_ShardActor`, and Ray's
+agents, `DashboardAgent` and `RuntimeEnvAgent`, each named by its class and pid, one series per process however its
+title changes from task to task); one row per shard as its part file appears (the last shard's from the last sample
+before the command ended: its process is gone when the file is seen), and the peaks, against the documented budget
+(BUDGET_MB: docs/jobs.md "Memory" and peet_fast/cluster/example-cluster.yaml give the same figures). Growth is
+reported per 10,000 distinct sentences, from a least-squares line through the per-shard RSS after the first quarter
+of the run (the pipeline's own warm-up and the last-sample row left out). A measurement, not a test: the tests
 of the bound are tests/en/test_memory.py."""
 from __future__ import annotations
 
@@ -30,6 +35,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SHARED = HERE.parent.parent / "shared" / "corpora" / "peet"
+# the documented memory budget (docs/jobs.md "Memory", the example cluster YAML): a Ray worker actor's RSS and the
+# driver's (the command's process), at peak, with shards of up to 10,000 pairs, however many distinct sentences
+BUDGET_MB = {"actor": 1000, "driver": 750}
 SYLLABLES = ("ba", "ko", "ri", "mu", "te", "zo", "fi", "la", "ne", "pu", "sa", "vo", "ge", "di", "hu", "ja")
 
 
@@ -118,7 +126,8 @@ def workers_of(driver: int) -> list[tuple[int, str]]:
             todo.append(pid)
             cmd = table[pid][1]
             if cmd.startswith("ray::") and not cmd.startswith("ray::IDLE"):
-                found.append((pid, cmd.split()[0][len("ray::"):]))
+                # the class, not the title: an actor is `ray::_ShardActor` idle and `ray::_ShardActor.run` busy
+                found.append((pid, cmd.split()[0][len("ray::"):].split(".")[0]))
     return sorted(found)
 
 
@@ -139,7 +148,8 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--shard-rows", type=int, default=2_500)
     ap.add_argument("--cache", action="store_true", help="keep the parse cache on (a private one)")
-    ap.add_argument("--root", default=str(HERE.parent), help="the checkout whose peet_fast runs the job")
+    ap.add_argument("--root", help="a built checkout whose peet_fast runs the job (default: the one this Python "
+                    "imports)")
     ap.add_argument("--base", help="clean base sentences, one per line (default: the shared PEET corrections)")
     ap.add_argument("--seed", type=int, default=11)
     ap.add_argument("--json", help="write the per-shard series as JSON here")
@@ -150,8 +160,15 @@ def main(argv=None) -> int:
     from peet_fast.formats.pairs import write_pairs
 
     n_pairs = args.sentences // 2
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([args.root, os.environ.get("PYTHONPATH", "")]),
-           "PEET_FAST_RAY_MIN_SENTENCES": "0"}
+    env = {**os.environ, "PEET_FAST_RAY_MIN_SENTENCES": "0"}
+    if args.root:
+        ext = Path(args.root) / "peet_fast" / "_ext"
+        if not any(p.suffix in (".so", ".pyd") for p in ext.glob("*.*")):
+            print(f"memory_flat.py: --root {args.root}: {ext} holds no compiled kernels (an unbuilt checkout, whose "
+                  f"import would fall back to the installed peet_fast): build it first (pip install -e "
+                  f"{args.root}, or python setup.py build_ext --inplace there)", file=sys.stderr)
+            return 2
+        env["PYTHONPATH"] = os.pathsep.join([str(Path(args.root).resolve()), os.environ.get("PYTHONPATH", "")])
     with tempfile.TemporaryDirectory() as tmp:
         pairs_path = Path(tmp) / "pairs.jsonl"
         write_pairs(pairs_path, distinct_pairs(base_sentences(args.base), n_pairs, args.seed))
@@ -185,23 +202,36 @@ def main(argv=None) -> int:
                 shown = "  ".join(f"{k} {v['rss_mb']:7.1f} ({v['anon_mb']:7.1f} anon)" for k, v in row.items()
                                   if isinstance(v, dict))
                 print(f"{parts:>5} shards {row['sentences']:>9,} sentences {row['s']:8.1f} s  {shown}", flush=True)
+        parts = len(list(out.glob("part-*.parquet"))) if out.is_dir() else 0
+        if parts > seen_parts and last:         # the last shard(s): the command ended before a sample saw them
+            rows.append({"shards": parts, "sentences": 2 * min(n_pairs, parts * args.shard_rows),
+                         "s": round(time.perf_counter() - t0, 1), "from_last_sample": True,
+                         **{k: {"rss_mb": round(v[0], 1), "anon_mb": round(v[1], 1)} for k, v in last.items()}})
+            print(f"{parts:>5} shards {rows[-1]['sentences']:>9,} sentences (the last sample before the command "
+                  f"ended)", flush=True)
         err = proc.stderr.read().decode("utf-8", "replace")
         if proc.returncode:
             print(err, file=sys.stderr)
             return proc.returncode
     wall = time.perf_counter() - t0
-    tail = [r for r in rows if r["sentences"] >= args.sentences / 4]
+    tail = [r for r in rows if r["sentences"] >= args.sentences / 4 and not r.get("from_last_sample")]
     growth = {}
     for who in sorted({k for r in rows for k in r if isinstance(r[k], dict)}):
         for kind in ("rss_mb", "anon_mb"):
             growth[f"{who} {kind}"] = slope_per_10k([(r["sentences"], r[who][kind]) for r in tail if who in r])
     res = {"sentences": 2 * n_pairs, "pairs": n_pairs, "workers": args.workers, "shard_rows": args.shard_rows,
-           "root": args.root, "cache": args.cache, "wall_s": round(wall, 1),
+           "root": args.root or os.path.dirname(os.path.dirname(__import__("peet_fast").__file__)),
+           "cache": args.cache, "budget_mb": BUDGET_MB, "wall_s": round(wall, 1),
            "sentences_per_s": round(2 * n_pairs / wall, 1), "peak_mb": {k: round(v, 1) for k, v in peaks.items()},
            "growth_mb_per_10k_sentences": {k: (None if v is None else round(v, 2)) for k, v in growth.items()},
            "last_sample": last, "series": rows, "parse_cache": cache}
+    actor_peak = max([0.0] + [v["rss_mb"] for r in rows for k, v in r.items()
+                              if isinstance(v, dict) and k.startswith("_ShardActor")])
     print(f"{2 * n_pairs:,} distinct sentences in {wall:.0f} s on {args.workers} worker(s); peak RSS: driver "
           f"{peaks['driver']:.0f} MB, a Ray process {peaks['workers']:.0f} MB, together {peaks['total']:.0f} MB")
+    within = peaks["driver"] <= BUDGET_MB["driver"] and peaks["workers"] <= BUDGET_MB["actor"]
+    print(f"  the documented budget, actor {BUDGET_MB['actor']} MB and driver {BUDGET_MB['driver']} MB: "
+          f"{'within it' if within else 'EXCEEDED'} (an actor's RSS after a shard: at most {actor_peak:.0f} MB)")
     for k, v in growth.items():
         if v is not None:
             print(f"  growth after the first quarter, {k}: {v:+.2f} MB per 10,000 sentences")

@@ -2,8 +2,26 @@
 
     python benchmarks/throughput.py [--pairs N] [--workers K] [--scale-pairs M] [--multisystem-lines L]
                                     [--skip-multisystem] [--skip-scaling] [--seed S] [--json OUT]
+                                    [--baseline FILE [--margin F]] [--write-baseline FILE --from RUN.json ...]
 
-CI-sized run (well under 2 minutes): --pairs 300 --scale-pairs 2000 --multisystem-lines 60
+Two uses. The documented run (no --baseline; a quiet machine, docs/benchmarks.md) prints wall-clock figures against
+their goals (GOALS). The CI run (.ci/run) is a regression check instead:
+
+    python benchmarks/throughput.py --pairs 300 --multisystem-lines 60 --skip-scaling
+        --baseline benchmarks/ci_baseline.json --json benchmarks/results/ci.json         (one command line)
+
+It judges only figures that a loaded machine leaves alone, each a ratio of CPU times measured in this one run
+(JUDGED: peet-fast's CPU against errant's on the same pairs, and against the parse floor's; the multi-system score
+against the reference tools' is shown, not judged), compares them with the stored baseline
+(benchmarks/ci_baseline.json, the median of runs of that command, written with --write-baseline --from) within
+--margin (default MARGIN, 12%: peet-fast 20% slower moves the first ratio by -17% and the second by +20%, and fails;
+four runs at load 7-11 stayed within 8% of their median, and pass),
+writes every figure to the JSON artifact, and exits 1 on a regression (or on edits or outputs that differ); the
+wall-clock figures are printed as information, with no goal. It skips the worker scaling (a 2,000-pair job is mostly
+Ray's start; tests/jobs checks that a Ray job's output equals the in-process one). It takes 71-103 s on this 2-core
+machine at load 7-12 (the pipeline loads and the untimed warm-up included).
+PEET_FAST_BENCH_SLOWDOWN=F makes the peet-fast side F slower (it spins for F times the CPU it took), to show what
+a slower kernel does to the check; for that demonstration only.
 
 What it measures. Pipeline loading is never timed: every measured side gets its own new instance of the same spaCy
 pipeline (peet_fast.en.parse.load_pipeline()'s package, NER disabled), loaded untimed just before it runs, so no side
@@ -50,8 +68,9 @@ batches of a process run ~25% slower whatever the instance). Each side thus runs
    within 1e-9. Without the GMEG data: 7 synthetic outputs and 4 synthetic references over the fixture sentences.
    --multisystem-lines L keeps the first L lines.
 6. Prints a report; --json OUT writes the figures, with "parse_cache": which cache the run used (a fresh private
-   PEET_FAST_CACHE directory, benchmarks/_parse_cache.py, never the user's; and where it is off). Timings are never pass/fail: the exit status is 0 unless edits or
-   outputs differ (then 1). Every timed step also records the CPU time other processes used meanwhile (/proc/stat
+   PEET_FAST_CACHE directory, benchmarks/_parse_cache.py, never the user's; and where it is off) and "cpu_figures". Wall
+   times are never pass/fail: the exit status is 0 unless edits or outputs differ, or (--baseline) a judged CPU
+   figure regressed (then 1). Every timed step also records the CPU time other processes used meanwhile (/proc/stat
    minus this process's getrusage); the report warns when that exceeds 0.1 CPU, since on a small shared machine a
    concurrent test run skews every figure.
 """
@@ -78,6 +97,16 @@ SEED = 20240607
 DEFAULT_SYNTH_PAIRS = 5789            # the size of the shared PEET corpus, for the synthetic fallback
 TOLERANCE = 1e-9
 GOALS = {"ratio_vs_errant": 4.0, "total_over_parse_floor": 1.15, "speedup": 1.7, "multisystem_ratio": 10.0}
+# the CI run's figures: ratios of CPU seconds (own process, getrusage) of two steps of one run: (numerator step,
+# denominator step) in CPU -> whether higher is better. JUDGED: those compared with the baseline; the multi-system
+# ratio is information only (its peet-fast side is 0.5 CPU-s of a 60-line score with the command's fixed costs: it
+# spread 17.3-23.0 over four runs at load 7-11, wider than a 20% regression moves it)
+CPU_FIGURES = {"cpu_ratio_vs_errant": (("pairs.errant", "pairs.peet"), True),
+               "cpu_total_over_parse_floor": (("pairs.peet", "pairs.parse_floor"), False),
+               "multisystem_cpu_ratio": (("multisystem.reference", "multisystem.peet"), True)}
+JUDGED = ("cpu_ratio_vs_errant", "cpu_total_over_parse_floor")
+MARGIN = 0.12                  # a judged figure may be this much worse than its baseline (see the module)
+SLOWDOWN_ENV = "PEET_FAST_BENCH_SLOWDOWN"
 
 GMEG_SYSTEMS = ("amu", "lstm", "lstm-r", "marian", "nus", "transformer", "source")
 GMEG_REFS = ("ref0", "ref1", "ref2", "ref3")
@@ -140,6 +169,19 @@ class CpuWatch:
 
 
 CPU: dict[str, dict] = {}      # step -> CpuWatch figures
+
+
+def slowed_down(w: CpuWatch) -> None:
+    """The demonstration of a slower peet-fast (PEET_FAST_BENCH_SLOWDOWN=F): spin until this step's own CPU time is
+    1 + F times what it took. Nothing without the variable."""
+    try:
+        f = float(os.environ.get(SLOWDOWN_ENV) or 0)
+    except ValueError:
+        f = 0.0
+    if f > 0:
+        target = w._own() + f * (w._own() - w.own)
+        while w._own() < target:
+            pass
 
 
 def watched(step: str, fn, *a, **kw):
@@ -422,6 +464,7 @@ def bench_pairs(origs, cors, batch_size) -> dict:
     ann = Annotator(nlp, batch_size=batch_size)
     w = CpuWatch()
     got = ann.annotate_batch(origs, cors)
+    slowed_down(w)
     CPU["pairs.peet"] = w.stop()
     peet_s = CPU["pairs.peet"]["wall_s"]
     n_parsed = getattr(ann.parser, "n_parsed", None)
@@ -622,6 +665,7 @@ def bench_multisystem(lines, seed, tmp, batch_size: int) -> dict:
     w = CpuWatch()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = cli.main(argv)
+    slowed_down(w)
     CPU["multisystem.peet"] = w.stop()
     peet_s = CPU["multisystem.peet"]["wall_s"]
     if rc != 0:
@@ -647,7 +691,52 @@ def bench_multisystem(lines, seed, tmp, batch_size: int) -> dict:
 
 # --- report ---------------------------------------------------------------------------------------------------------
 
-def goal(value: float, target: float, higher_is_better: bool = True) -> str:
+def cpu_figures(cpu: dict) -> dict:
+    """The CI run's judged figures (CPU_FIGURES) of the steps that ran."""
+    out = {}
+    for name, ((num, den), _) in CPU_FIGURES.items():
+        if num in cpu and den in cpu and cpu[den]["own_cpu_s"] > 0:
+            out[name] = cpu[num]["own_cpu_s"] / cpu[den]["own_cpu_s"]
+    return out
+
+
+def judge(figures: dict, baseline: dict, margin: float) -> tuple[bool, list[str]]:
+    """Each judged figure against its baseline: at most `margin` worse. (passed, one report line per figure)."""
+    lines, ok = [], True
+    for name, (_, higher) in CPU_FIGURES.items():
+        if name not in figures or name not in baseline:
+            continue
+        if name not in JUDGED:
+            lines.append(f"  {name}: {figures[name]:.3f}  (baseline {baseline[name]:.3f}; information, not judged)")
+            continue
+        value, base = figures[name], baseline[name]
+        limit = base * (1 - margin) if higher else base * (1 + margin)
+        passed = value >= limit if higher else value <= limit
+        ok = ok and passed
+        lines.append(f"  {name}: {value:.3f}  (baseline {base:.3f}; {'at least' if higher else 'at most'} "
+                     f"{limit:.3f}: {'ok' if passed else 'REGRESSION'}; {100 * (value / base - 1):+.1f}%)")
+    return ok, lines
+
+
+def write_baseline(out: str, runs: list[str]) -> int:
+    """The baseline: the median of each judged figure over the runs' JSON artifacts."""
+    import statistics
+
+    from peet_fast.io import atomic_write
+
+    figures = [json.loads(Path(r).read_text("utf-8"))["cpu_figures"] for r in runs]
+    median = {k: statistics.median(f[k] for f in figures) for k in CPU_FIGURES if all(k in f for f in figures)}
+    spread = {k: [min(f[k] for f in figures), max(f[k] for f in figures)] for k in median}
+    doc = {"figures": median, "runs": len(runs), "spread": spread,
+           "command": "python benchmarks/throughput.py --pairs 300 --multisystem-lines 60 --skip-scaling --json RUN"}
+    with atomic_write(out) as fh:
+        json.dump(doc, fh, indent=2)
+        fh.write("\n")
+    print(json.dumps(doc, indent=2))
+    return 0
+
+
+def _goal(value: float, target: float, higher_is_better: bool = True) -> str:
     ok = value >= target if higher_is_better else value <= target
     return f"goal {'>=' if higher_is_better else '<='} {target:g}: {'met' if ok else 'MISSED'}"
 
@@ -665,7 +754,18 @@ def main(argv=None) -> int:
                     help="peet-fast's nlp.pipe batch size, in every step (default: peet-fast's default)")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--json", metavar="OUT", help="write the figures as JSON here")
+    ap.add_argument("--baseline", metavar="FILE", help="the CI regression check: judge the CPU-time figures against "
+                                                       "this baseline (no wall-clock goals)")
+    ap.add_argument("--margin", type=float, default=MARGIN, metavar="F",
+                    help=f"how much worse than its baseline a judged figure may be (default {MARGIN:g})")
+    ap.add_argument("--write-baseline", metavar="FILE", help="write the median of --from runs as a baseline; no run")
+    ap.add_argument("--from", dest="runs", nargs="+", metavar="RUN.json", help="the JSON artifacts of CI runs")
     args = ap.parse_args(argv)
+    if args.write_baseline:
+        if not args.runs:
+            ap.error("--write-baseline needs --from RUN.json ...")
+        return write_baseline(args.write_baseline, args.runs)
+    baseline = json.loads(Path(args.baseline).read_text("utf-8"))["figures"] if args.baseline else None
     from _parse_cache import private_cache   # benchmarks/ is sys.path[0] when run as a script
 
     CACHE = private_cache()       # a fresh private parse cache (benchmarks/_parse_cache.py)
@@ -730,6 +830,14 @@ def main(argv=None) -> int:
     res["identical"] = all(identical.values())
     res["identical_checks"] = identical
     res["goals"] = GOALS
+    res["cpu_figures"] = cpu_figures(CPU)
+    if baseline is not None:
+        passed, judged = judge(res["cpu_figures"], baseline, args.margin)
+        res["regression"] = {"baseline": args.baseline, "margin": args.margin, "passed": passed,
+                             "slowdown_injected": os.environ.get(SLOWDOWN_ENV)}
+
+    def goal(value, target, higher_is_better=True):          # wall-clock goals: the documented quiet run only
+        return _goal(value, target, higher_is_better) if baseline is None else "information; not judged"
 
     # --- report
     print(f"corpus: {name}")
@@ -788,7 +896,14 @@ def main(argv=None) -> int:
         for line in ms["peet_table"].splitlines():
             print(f"    {line}")
     busy = {k: v for k, v in res["other_load"].items() if v > 0.1}
-    if busy:
+    if baseline is not None:
+        print(f"\nregression check (CPU-time ratios of this run vs {args.baseline}, margin {args.margin:.0%}; other "
+              f"processes' load, which these ratios do not depend on: up to "
+              f"{max(res['other_load'].values(), default=0):.2f} CPU):")
+        for line in judged:
+            print(line)
+        print(f"  {'passed' if passed else 'FAILED: a regression'}")
+    elif busy:
         print("\nWARNING: other processes used the CPUs during timed steps (CPU-seconds of other processes per "
               "second of wall time): " + ", ".join(f"{k} {v:.2f}" for k, v in busy.items())
               + " -- those timings are skewed; rerun on a quiet machine")
@@ -798,10 +913,11 @@ def main(argv=None) -> int:
     if args.json:
         from peet_fast.io import atomic_write
 
+        os.makedirs(os.path.dirname(os.path.abspath(args.json)), exist_ok=True)
         with atomic_write(args.json) as fh:
             json.dump(res, fh, indent=2, default=str)
             fh.write("\n")
-    return 0 if res["identical"] else 1
+    return 0 if res["identical"] and res.get("regression", {}).get("passed", True) else 1
 
 
 if __name__ == "__main__":

@@ -39,3 +39,57 @@ def __getattr__(name: str):
 
 def __dir__() -> list[str]:
     return sorted({*globals(), *__all__})
+
+
+def _compiled(package_dir: str) -> bool:
+    """Whether a peet_fast directory holds its compiled kernels (_ext/*.so): a source checkout that was never built
+    (or a copy of one, as `ray job submit --working-dir` uploads it: .gitignore leaves the .so files out) does not."""
+    import importlib.machinery
+    import os
+
+    try:
+        names = os.listdir(os.path.join(package_dir, "_ext"))
+    except OSError:
+        return True                   # not a layout this check knows: leave the import as it is
+    return any(n.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) for n in names)
+
+
+def _use_the_compiled_copy() -> None:
+    """Where this peet_fast is a source copy without its compiled kernels and another peet_fast on the import path
+    has them (the installed one), this import becomes that one (issue 41): `ray job submit --working-dir CHECKOUT`
+    puts the uploaded copy first on every job process's path, where it used to shadow the installed package with an
+    ImportError traceback. Silent inside a Ray job's uploaded working directory (the documented behaviour); one line
+    on stderr elsewhere (an unbuilt checkout as the current directory). Nothing happens where no such copy exists."""
+    import importlib.machinery
+    import importlib.util
+    import os
+    import sys
+
+    here = os.path.dirname(os.path.realpath(__file__))
+    if _compiled(here):
+        return
+    parent = os.path.dirname(here)
+    path = [p for p in sys.path if os.path.realpath(p or os.curdir) != parent]
+    finders = [lambda: importlib.machinery.PathFinder.find_spec(__name__, path)]
+    finders += [(lambda f=f: f.find_spec(__name__, None)) for f in sys.meta_path
+                if f is not importlib.machinery.PathFinder and hasattr(f, "find_spec")]
+    for find in finders:
+        try:
+            spec = find()
+        except Exception:            # a foreign finder's trouble is no reason to fail this import
+            continue
+        origin = getattr(spec, "origin", None)
+        if not origin or os.path.dirname(os.path.realpath(origin)) == here:
+            continue
+        if not _compiled(os.path.dirname(origin)):
+            continue
+        if "runtime_resources" not in here.split(os.sep):
+            print(f"peet_fast: {here} has no compiled kernels (a source checkout never built); using the installed "
+                  f"peet_fast at {os.path.dirname(origin)}", file=sys.stderr)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[__name__] = module          # what `import peet_fast` returns (the import system re-reads it)
+        spec.loader.exec_module(module)
+        return
+
+
+_use_the_compiled_copy()

@@ -12,7 +12,10 @@
     ev.systems        # pandas DataFrame: one column per metric (any metric of peet_fast.metric_names())
     m2 = peet_fast.m2score(hyp_lines, "gold.m2")                 # `peet-fast m2scorer`: .precision .recall .f .stats
 
-Every function raises ValueError (peet_fast.io.InputError, a ValueError) on bad input, naming the argument."""
+Every function raises ValueError (peet_fast.io.InputError, a ValueError) on bad input, naming the argument: each
+argument is checked here, at the edge, by peet_fast.io.arguments (a None or a wrong type included; a generator of
+sentences is read once into a list; a string where a list is expected is refused, or one item where a list of
+paths or names is)."""
 from __future__ import annotations
 
 import io
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from peet_fast.io import InputError
+from peet_fast.io import arguments as A
 
 if TYPE_CHECKING:
     import pandas
@@ -41,9 +45,48 @@ class ScoreResult:
 
 
 def _lines(value: Any, what: str) -> list[str]:
-    if isinstance(value, str) or not all(isinstance(s, str) for s in value):
-        raise InputError(what, "must be a list of strings (one sentence each)")
-    return list(value)
+    return A.sentences(value, what)
+
+
+def _references(value: Any, what: str) -> list:
+    """A list of references (each a list of sentences), read once; a string (a file's name?) is refused."""
+    if isinstance(value, (str, os.PathLike)):
+        raise InputError(what, "must be a list of references (each a list of sentences), not a string or a path "
+                               "(a file's lines: read them first)")
+    return A.items(value, what, "a list of references (each a list of sentences)")
+
+
+def _systems(value: Any, what: str) -> dict:
+    value = A.mapping(value, what, "a mapping of system name to its sentences")
+    for name in value:
+        if not isinstance(name, str) or not name:
+            raise InputError(what, f"a system's name must be a non-empty string, not {name!r}")
+    return {name: A.sentences(lines, f"{what}[{name!r}]") for name, lines in value.items()}
+
+
+def _loaded_model(model):
+    """model (a path, a Model, or None: the published one) loaded; anything else refused naming `model`."""
+    from peet_fast.peet.model import Model, load_model
+
+    if isinstance(model, Model):
+        return model
+    _check_model(model)
+    return load_model(None if model is None else os.fspath(model))
+
+
+def _check_model(model) -> None:
+    from peet_fast.peet.model import Model
+
+    if model is not None and not isinstance(model, (str, os.PathLike, Model)):
+        raise InputError("model", f"must be a model JSON file's path, a peet_fast.peet.model.Model or None, not "
+                                  f"{type(model).__name__}")
+
+
+def _pipeline(tokenize, spacy_model, batch_size) -> dict:
+    A.boolean(tokenize, "tokenize")
+    if spacy_model is not None and not isinstance(spacy_model, str):
+        raise InputError("spacy_model", f"must be a spaCy pipeline's name or None, not {type(spacy_model).__name__}")
+    return {"spacy_model": spacy_model, "batch_size": A.integer(batch_size, "batch_size", 1)}
 
 
 def _aligned(named: Mapping[str, Sequence[str]]) -> dict[str, list[str]]:
@@ -82,20 +125,20 @@ def score(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]], *, t
     contributions / edits: add the contrib:<feature> columns / the edits column (`score --contributions`,
     `--edits`). The same computation as `peet-fast score` (its in-process path)."""
     from peet_fast.jobs.tasks import SentenceOutput, score_in_process
-    from peet_fast.peet.model import Model, load_model
     from peet_fast.peet.scoring import rank
 
+    hyps, refs = _systems(hyps, "hyps"), _references(refs, "refs")
     if not hyps or not refs:
         raise InputError("hyps" if not hyps else "refs", "give at least one system and one reference")
-    for name in hyps:
-        if not isinstance(name, str) or not name:
-            raise InputError("hyps", f"a system's name must be a non-empty string, not {name!r}")
+    pipeline = _pipeline(tokenize, spacy_model, batch_size)
+    A.boolean(contributions, "contributions")
+    A.boolean(edits, "edits")
     texts = _aligned({**{f"hyps[{n!r}]": h for n, h in hyps.items()},
                       **{f"refs[{k}]": r for k, r in enumerate(refs)}})
     lines = list(texts.values())
     names = list(hyps)
-    loaded = model if isinstance(model, Model) else load_model(model)
-    annotator = _annotator("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
+    loaded = _loaded_model(model)
+    annotator = _annotator("en", tokenize, pipeline)
     tables: list = []
     ranked = rank(score_in_process(annotator, loaded, names, lines[:len(names)], lines[len(names):],
                                    SentenceOutput(contributions=contributions, edits=edits, on_table=tables.append)))
@@ -115,14 +158,24 @@ def _concat(tables: list) -> "pyarrow.Table":
     return pa.concat_tables(tables)
 
 
-def _targets(cors: Sequence, orig: Sequence[str]) -> list[list[str]]:
+def _targets(cors: Sequence, orig: Sequence[str], what: str = "orig") -> tuple[list[str], list[list[str]]]:
     """cors as corrected "files" (one list of sentences per corrected version; a plain list of strings is one),
-    checked against orig; returns per sentence its targets."""
-    files = [cors] if cors and isinstance(cors[0], str) else list(cors)
+    checked against orig; returns (orig, per sentence its targets), each read once (a generator too)."""
+    orig = _lines(orig, what)
+    if isinstance(cors, str):
+        raise InputError("cors", "must be a list of corrected texts (or one: a list of strings), not a string")
+    cors = A.items(cors, "cors", "a list of corrected texts (or one: a list of strings)")
+    files = [cors] if cors and isinstance(cors[0], str) else cors
     if not files:
         raise InputError("cors", "give at least one corrected text")
-    texts = _aligned({"orig": orig, **{f"cors[{k}]": c for k, c in enumerate(files)}})
-    return [list(t) for t in zip(*list(texts.values())[1:])]
+    texts = _aligned({what: orig, **{f"cors[{k}]": c for k, c in enumerate(files)}})
+    return orig, [list(t) for t in zip(*list(texts.values())[1:])]
+
+
+def _language(lang, tokenize) -> None:
+    if not isinstance(lang, str):
+        raise InputError("lang", f"must be a language's code ('en', 'zh'), not {type(lang).__name__}")
+    A.boolean(tokenize, "tokenize")
 
 
 def m2(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, lang: str = "en",
@@ -131,10 +184,11 @@ def m2(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *, la
     versions, each line-aligned with orig; a plain list of strings is one version, annotator id 0). lang: "en"
     (errant_parallel) or "zh" (ChERRANT); tokenize: spaCy's tokenizer on raw English text (`-tok`); options: the
     language annotator's own (peet_fast.load: lev, merge, spacy_model; zh: cilin, confusion, t2s, strategy, ...)."""
-    targets = _targets(cors, orig)
+    _language(lang, tokenize)
+    orig, targets = _targets(cors, orig)
     annotator = _annotator(lang, tokenize, options)
     out = io.StringIO()
-    annotator.write_m2(out, list(orig), targets)
+    annotator.write_m2(out, orig, targets)
     return out.getvalue()
 
 
@@ -145,7 +199,8 @@ def edits(orig: Sequence[str], cors: Sequence[Sequence[str]] | Sequence[str], *,
     These are errant's Annotator.annotate edits for every pair: a blank orig line's are its insertions (`m2` writes
     a noop block there, errant_parallel no block), and a correction keeps its tokens (``a |``) where errant_compare
     reads the A line back as ``a `` (peet_fast.formats.m2.read_back; `compare` scores what is read back)."""
-    targets = _targets(cors, orig)
+    _language(lang, tokenize)
+    orig, targets = _targets(cors, orig)
     annotator = _annotator(lang, tokenize, options)
     n = len(targets[0])
     flat = annotator.annotate_pairs([o for _ in range(n) for o in orig], [t[j] for j in range(n) for t in targets])
@@ -171,6 +226,11 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
         raise InputError("metric", f"must be {' or '.join(map(repr, edit_metrics))}, not {metric!r}")
     if cleme_mode not in ("dependent", "independent"):
         raise InputError("cleme_mode", f"must be 'dependent' or 'independent', not {cleme_mode!r}")
+    _language(lang, tokenize)
+    beta = A.number(beta, "beta", 0.0)
+    filt = [str(f) for f in A.items(filt, "filt", "a list of error types")]
+    for flag, value in (("single", single), ("multi", multi), ("cleme_weighted", cleme_weighted)):
+        A.boolean(value, flag)
     scorer = configured(metric, {"mode": mode, "beta": beta, "single": single, "multi": multi, "filt": filt,
                                  "alignments": alignments, "cleme_mode": cleme_mode, "cleme_weighted": cleme_weighted})
     if src is None:
@@ -183,9 +243,9 @@ def compare(hyp: str | Sequence[str], ref: str | Sequence[Sequence[str]], *, src
         given = Comparison(blocks, lang=lang)
     else:
         hyp_t = _lines(hyp, "hyp")
-        refs_t = _targets(ref, src)
+        src, refs_t = _targets(ref, src, "src")
         _aligned({"src": src, "hyp": hyp_t})
-        given = Comparison(None, sources=list(src), hyp=hyp_t, refs=refs_t, lang=lang,
+        given = Comparison(None, sources=src, hyp=hyp_t, refs=refs_t, lang=lang,
                            annotator=_annotators(lang, tokenize, options))
     return scorer.compare(given).result
 
@@ -211,14 +271,21 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     or gold: a gold M2 file's text (a string holding a newline) or its path, as m2score takes it, which supplies
     the sources and one reference per annotator (its corrected sentences; the metrics that read M2, such as m2,
     read it as is). model: the PEET model (file, Model, or None for the published one)."""
-    from peet_fast.metrics.base import EvalSet
-    from peet_fast.peet.model import Model, load_model
+    from peet_fast.metrics.base import EvalSet, Metric
     from peet_fast.evaluation.rank import check_metric_inputs, metric_objects
 
+    hyps = _systems(hyps, "hyps")
     if not hyps:
         raise InputError("hyps", "give at least one system")
+    refs = None if refs is None else _references(refs, "refs")
+    src = None if src is None else _lines(src, "src")
+    pipeline = _pipeline(tokenize, spacy_model, batch_size)
+    _check_model(model)
+    metrics = A.items(metrics, "metrics", "a metric's name or a list of them (peet_fast.metric_names())")
+    if not all(isinstance(m, (str, Metric)) for m in metrics):
+        raise InputError("metrics", "must be metric names (peet_fast.metric_names()) or Metric instances")
     try:
-        objs = metric_objects(list(metrics) if not isinstance(metrics, str) else [metrics])
+        objs = metric_objects(metrics)
     except ValueError as exc:
         raise InputError("metrics", str(exc)) from None
     blocks = gold_path = gold_text = None
@@ -249,8 +316,8 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     hyp_t, refs_t = texts[:len(names)], texts[len(names):len(names) + len(refs)]
     loaded = None
     if any(m.needs_model for m in objs):
-        loaded = model if isinstance(model, Model) else load_model(model)
-    annotator = _annotators("en", tokenize, {"spacy_model": spacy_model, "batch_size": batch_size})
+        loaded = _loaded_model(model)
+    annotator = _annotators("en", tokenize, pipeline)
     data = EvalSet(None if src is None else list(src), refs_t, blocks, gold_path, annotator,
                    {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
     try:
@@ -301,16 +368,19 @@ def gleu(sources: Sequence[str], references: Sequence[Sequence[str]] | Sequence[
     from peet_fast.metrics import gleu as G
 
     G.check_options(n, iterations)
-    refs = [references] if references and isinstance(references[0], str) else list(references)
+    sources = _lines(sources, "sources")
+    references = _references(references, "references")
+    refs = [references] if references and isinstance(references[0], str) else references
     if not refs:
         raise InputError("references", "give at least one reference")
-    systems = dict(hypotheses) if isinstance(hypotheses, Mapping) else {"hypotheses": hypotheses}
+    systems = (_systems(hypotheses, "hypotheses") if isinstance(hypotheses, Mapping)
+               else {"hypotheses": _lines(hypotheses, "hypotheses")})
     if not systems:
         raise InputError("hypotheses", "give at least one system")
     named = {"sources": sources, **{f"references[{k}]": r for k, r in enumerate(refs)}}
     named.update({("hypotheses" if not isinstance(hypotheses, Mapping) else f"hypotheses[{name!r}]"): h
                   for name, h in systems.items()})
-    _aligned(named)
+    refs = list(_aligned(named).values())[1:1 + len(refs)]
     prepared = G.References(G.tokens_of(sources), [G.tokens_of(r) for r in refs])
     picks = G.held_draws(prepared.n, prepared.n_refs, G.iterations_for(prepared.n_refs, iterations))
     selection = None if picks is None else G.selection_matrix(picks, prepared.n_refs)
@@ -325,21 +395,32 @@ def m2score(hyp_lines: Sequence[str], gold: "str | os.PathLike", beta: float = 0
     annotator's tp, fp, fn; int array (n, 3)) and .annotators (the annotator chosen per sentence)."""
     from peet_fast.metrics.m2 import m2score as _m2score
 
+    hyp_lines = _lines(hyp_lines, "hyp_lines")
+    if not isinstance(gold, (str, os.PathLike)):
+        raise InputError("gold", f"must be a gold M2 file's path or its text, not {type(gold).__name__}")
+    A.integer(max_unchanged_words, "max_unchanged_words", 0)
+    A.boolean(ignore_whitespace_casing, "ignore_whitespace_casing")
     return _m2score(hyp_lines, gold, beta=beta, max_unchanged_words=max_unchanged_words,
                     ignore_whitespace_casing=ignore_whitespace_casing)
 
 
-def meta_eval(data: str, root: str, gold: str, system_set: str | None = None, *, model=None,
-              spacy_model: str | None = None, batch_size: int = 256):
+def meta_eval(data: str | None = None, root: str | None = None, gold: str | None = None,
+              system_set: str | None = None, *, model=None, spacy_model: str | None = None, batch_size: int = 256,
+              share: bool = True, **own):
     """A meta-evaluation dataset as gec-metrics' MetaEvalSEEDA / MetaEvalGJG offer it: data "seeda" or "gjg15",
     root a clone of its repository (tmu-nlp/SEEDA; grammatical/evaluation), gold the CoNLL-14 gold M2's path (the
     references: its two annotators), system_set SEEDA's "base" (default), "+INPUT", "+REF-F_GPT-3.5" ("+fluency") or
-    "all". Returns a peet_fast.meta_eval.metric.evaluator.MetaEval: .systems, .sources, .references, .hypotheses
-    (system -> its sentences), .human, and corr_system(metric, aggregation=...), corr_sentence(metric),
-    window_analysis(metric, window), pairwise_analysis(metric), compare(a, b), summary(metrics), each metric a
-    registry name, a Metric, or plain scores ({system: score}; {system: [one per sentence]}), higher is better.
-    Bad values (a missing or None gold, NaN or None scores, a negative bootstrap) raise InputError (a ValueError)
-    naming the parameter and, for scores, the system (peet_fast.meta_eval.metric.scores)."""
+    "all". Or a researcher's own data, by keyword instead of data and root: outputs ({system: path}), the references
+    from gold (an M2) or from src and references (files), human (a system,score CSV) and/or judgments (an Appraise
+    ranking XML), human_method, human_runs, seed, human_ignore, human_subset, src_base, tie_order
+    (meta_eval.metric.own.load_own). Returns a peet_fast.meta_eval.metric.evaluator.MetaEval: .systems, .sources,
+    .references, .hypotheses (system -> its sentences), .human, and corr_system(metric, aggregation=...),
+    corr_sentence(metric), window_analysis(metric, window), pairwise_analysis(metric), compare(a, b),
+    summary(metrics), each metric a registry name, a Metric, or plain scores ({system: score}; {system: [one per
+    sentence]}), higher is better. Bad values (a missing or None gold, NaN or None scores, a negative bootstrap)
+    raise InputError (a ValueError) naming the parameter and, for scores, the system
+    (peet_fast.meta_eval.metric.scores)."""
     from peet_fast.meta_eval.metric.evaluator import meta_eval as _meta_eval
 
-    return _meta_eval(data, root, gold, system_set, model=model, spacy_model=spacy_model, batch_size=batch_size)
+    return _meta_eval(data, root, gold, system_set, model=model, spacy_model=spacy_model, batch_size=batch_size,
+                      share=share, **own)

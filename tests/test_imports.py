@@ -141,6 +141,7 @@ FLOORS = [
     {"peet_fast.evaluation", "peet_fast.meta_eval"},
     {"peet_fast.api"},
     {"peet_fast.cli"},
+    {"peet_fast.cluster"},               # what a `ray up` cluster runs: the command line joined to the cluster
 ]
 
 
@@ -389,10 +390,12 @@ NOT_TESTS = {"fixtures", "__pycache__"}          # data and bytecode beside the 
 # test files at the top of tests/: the project-wide ones, the tests of the root modules, and those not moved yet
 TOP_LEVEL_TESTS = {
     "test_api.py": "api.py, the Python API (a root module)",
+    "test_api_edge.py": "api.py's edge: the API as a user calls it, every argument checked (a root module)",
     "test_docs.py": "the examples of README.md and docs/ (project-wide)",
     "test_imports.py": "the import structure and the house rules (project-wide)",
     "test_packaging.py": "pyproject.toml (project-wide)",
     "test_scaling_bench.py": "benchmarks/scaling.py (project-wide: the benchmarks are no package of peet_fast)",
+    "test_ci_bench.py": "benchmarks/throughput.py's CI regression check (project-wide, as test_scaling_bench.py)",
 }
 
 

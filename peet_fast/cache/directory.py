@@ -19,7 +19,8 @@ _TAG = (b"Signature: 8a477f597d28d172789f06886806bc55\n"
         b"# This file is a cache directory tag created by peet-fast (its parse cache).\n")
 _FINGERPRINT_DIR = re.compile(r"[0-9a-f]{24}")
 _OTHER_FILES = re.compile(r"pinyin-cjk-.*\.txt(\..*\.tmp)?")     # zh.resources' table, kept in the same root
-_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
+# ASCII digits: \d would take any script's
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([kmgt]?)(?:i?b)?\s*$", re.IGNORECASE)
 
 
 def default_dir() -> str:

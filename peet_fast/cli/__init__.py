@@ -4,9 +4,16 @@ them, calls one library function and prints), and what they share in _common. No
 The top floor: may import every floor below (api, evaluation, meta_eval, peet, jobs, metrics, languages, io); nothing imports it."""
 from __future__ import annotations
 
+import os
+import sys
+
+from peet_fast.cli import _signals
+
+if os.path.basename(sys.argv[0]) == "peet-fast":        # the script: a SIGINT during the imports is noted
+    _signals.note_from_now()
+
 import argparse
 import importlib
-import sys
 import traceback
 
 from peet_fast.cli._common import (
@@ -18,7 +25,8 @@ from peet_fast.cli._common import (
     terminate_as_interrupt,
 )
 from peet_fast.cli._flags import parser_flags
-from peet_fast.cli._progress import add_quiet_option
+from peet_fast.cli._progress import add_quiet_option, command_progress
+from peet_fast.cli._signals import end_process, interruption, noted, sigint_noted
 from peet_fast.io import shown_line
 
 process_is_ours = False                   # see main()
@@ -75,8 +83,29 @@ def repeated_flag(parser: argparse.ArgumentParser, argv: list[str]) -> str | Non
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    with sigint_noted(keep=argv is None):           # SIGINT: exit 130 and one line, however it surfaces
+        args = None
+        try:
+            if noted():                            # one came as the script imported the command line
+                raise KeyboardInterrupt
+            parser = build_parser()                 # (imports every command's module)
+            args = parser.parse_args(argv)
+            status = parsed_command(parser, args, argv)
+        except KeyboardInterrupt:         # before the command ran (or as it printed its last line)
+            print(f"peet-fast{'' if args is None else ' ' + args.command}: interrupted", file=sys.stderr)
+            return 130
+    late = f"peet-fast {args.command}: interrupted as it finished (its output is complete)"
+    if argv is None:                  # a command line ends here, with a SIGINT however late (cli/_signals.py)
+        exit_now_if_ray_started(status)
+        end_process(status, late)
+    if noted() and status == 0:                    # a SIGINT a library swallowed: the command ran to its end
+        status = 130
+        print(late, file=sys.stderr)
+    return status
+
+
+def parsed_command(parser, args, argv: list[str] | None) -> int:
+    """The exit status of a parsed command line: an option given twice refused, else the command run."""
     if argv is None:                      # a command line: this process ends with the command (jobs.raywatch)
         global process_is_ours
         process_is_ours = True
@@ -84,11 +113,21 @@ def main(argv: list[str] | None = None) -> int:
     if repeated:
         print(f"peet-fast {args.command}: error: {repeated}", file=sys.stderr)
         return 2
+    return run_command(parser, args)
+
+
+def run_command(parser, args) -> int:
+    """Run the command of parsed arguments: its exit status, an error as one line (a bug: its traceback), an
+    interruption as one line (also one a library turned into another exception: cli._signals.interruption)."""
     try:
         with terminate_as_interrupt():
             check_outputs(parser.commands[args.command], args)
-            status = args.func(args)
+            with command_progress(args) as args.progress_report:     # from the start: cli/_progress.py
+                return args.func(args)
     except Exception as exc:
+        behind = interruption(exc) or (KeyboardInterrupt() if noted() else None)    # a SIGINT came first
+        if behind is not None:
+            return interrupted(args, behind, exc)
         handled = error_line(exc)
         if handled is None:
             raise                     # a bug: its traceback
@@ -97,24 +136,32 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exception(exc)
         else:
             print(f"peet-fast {args.command}: error: {shown_line(message)}", file=sys.stderr)
+        return status
     except KeyboardInterrupt as exc:
-        status, message = interrupt_line(exc)
-        print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
-    if argv is None:
-        exit_now_if_ray_started(status)
+        return interrupted(args, exc)
+
+
+def interrupted(args, exc: KeyboardInterrupt, surfaced: BaseException | None = None) -> int:
+    """The one line of an interruption (with --debug, the traceback of the exception it surfaced as); its status."""
+    status, message = interrupt_line(exc)
+    if args.debug and surfaced is not None:
+        traceback.print_exception(surfaced)
+    print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
     return status
 
 
 def exit_now_if_ray_started(status: int) -> None:
-    """At the end of a command that started a local Ray instance (the process is ours: a command line, not a caller
-    of main(argv)), however it ended: exit at once. Python's exit would run Ray's own teardown, which takes a second
+    """At the end of a command that started a local Ray instance, or whose cluster's head was lost (the process is
+    ours: a command line, not a caller of main(argv)), however it ended: exit at once (after a lost head, Ray's
+    teardown waits for its GCS, and its core worker ends the process in a crash). Python's exit would run Ray's own teardown, which takes a second
     or more (and after a signal to the whole process group, seconds of waiting on processes the signal already
     ended); the instance's watchdog (jobs.raywatch) stops the instance's processes as this process ends. Every file
     of the command is closed by now; its output is flushed here."""
     import os
 
     watch = sys.modules.get("peet_fast.jobs.raywatch")
-    if watch is None or not watch.watched():
+    head = sys.modules.get("peet_fast.jobs.rayhead")       # a cluster whose head was lost: Ray's teardown waits
+    if (watch is None or not watch.watched()) and not (head is not None and head.LOST):
         return
     for stream in (sys.stdout, sys.stderr):
         try:

@@ -17,7 +17,7 @@ from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
 from peet_fast.cli._flags import ANNOTATOR_FLAGS, SYSTEM_FLAGS, flag_worded, flags_named  # noqa: F401
 from peet_fast.cli._outputs import add_output_option, check_outputs, command_paths, mark_output  # noqa: F401
-from peet_fast.io import InputError
+from peet_fast.io import InputError, as_float, as_int, plural  # noqa: F401 (plural: the commands')
 from peet_fast.peet.model import ModelError
 
 # errors in what the user gave (exit 2); str() is one line naming the file (and line, shard) or the option
@@ -50,11 +50,15 @@ _CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 class CommandParser(argparse.ArgumentParser):
     """argparse with exact option names only (no abbreviations, no `-hyp` read as `-h yp`): an option a command does
-    not have is refused with that command's usage and, where one is close, the option meant."""
+    not have is refused in one line naming it and, where one is close, the option meant. Every refusal is one line
+    (`peet-fast COMMAND: error: ...`, exit 2; the usage is --help's), and a typed option's value (type=int, float)
+    is read by the one reader of numbers (peet_fast.io.numbers: ASCII digits only, no 1_000, no ٣)."""
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("allow_abbrev", False)
         super().__init__(*args, **kwargs)
+        self.register("type", int, as_int)
+        self.register("type", float, as_float)
 
     def parse_known_args(self, args=None, namespace=None):
         if self._subparsers is None and args is not None:      # a command's own parser: check its options first
@@ -96,7 +100,10 @@ class CommandParser(argparse.ArgumentParser):
             close = difflib.get_close_matches(m.group(1), choices, n=1, cutoff=0.6)
             if close:
                 message += f"; did you mean {close[0]}?"
-        super().error(message)
+        if self._subparsers is not None and "required: COMMAND" in message:      # bare `peet-fast`
+            commands = next(a for a in self._subparsers._group_actions if a.dest == "command").choices
+            message = f"give a command: {', '.join(commands)} (peet-fast COMMAND --help: its options)"
+        self.exit(2, f"{self.prog}: error: {message}\n")
 
 
 def print_signatures(signatures) -> None:
@@ -355,6 +362,11 @@ def annotator_options(args, lang: str = "en", **options) -> dict:
             others = [code for code in LANGS if option in language(code).OPTIONS]
             raise InputError(flag, f"is for --lang {' / '.join(others)} only")
         options[option] = convert(value) if convert else value
+    from peet_fast.cli._progress import parse_hook
+
+    hook = parse_hook(args)
+    if hook is not None and "progress" not in options:       # the sentences parsed, in the command's progress
+        options["progress"] = hook
     return options
 
 
@@ -374,11 +386,6 @@ def load_annotator(args, lang: str = "en", **options):
     from peet_fast.languages import load
 
     return load(lang, **annotator_options(args, lang, **options))
-
-
-def plural(n: int, word: str, words: str | None = None) -> str:
-    """'1 line', '2 lines' (words: the plural where it is not word + 's')."""
-    return f"{n} {word if n == 1 else (words or word + 's')}"
 
 
 def print_model_line(model, references: int | str) -> None:

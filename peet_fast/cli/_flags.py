@@ -34,7 +34,7 @@ SYSTEM_FLAGS = {"hyps": "--hyp", "names": "--names"}
 OPTION_WORDS = {**{option: flag for flag, option, _, convert in ANNOTATOR_FLAGS.values() if convert is None},
                 **{f"{option}=False": flag for flag, option, _, convert in ANNOTATOR_FLAGS.values()
                    if convert is not None},
-                **SYSTEM_FLAGS}
+                **SYSTEM_FLAGS, "outputs": "--outputs"}
 # the annotator's options an error names as its path (zh.resources: `cilin`, `t2s`), wherever the annotator loads
 OPTION_PATHS = {"cilin": "--cilin", "t2s": "--no-t2s"}
 _QUOTED = re.compile(r"`([A-Za-z_]\w*)(?:=([^`\s]*))?`")

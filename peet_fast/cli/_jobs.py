@@ -10,9 +10,10 @@ from peet_fast.io import InputError
 
 
 def add_job_options(p) -> None:
-    p.add_argument("--workers", type=int, default=1, metavar="N",
+    p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="parallel workers (default 1: this process, no Ray; N > 1: a local Ray instance, except for "
-                        "an input too small for Ray to pay off, which runs in this process with a notice)")
+                        "an input too small for Ray to pay off, which runs in this process with a notice; with "
+                        "--ray-address: one per CPU of the cluster by default, at most N where given)")
     p.add_argument("--ray-address", metavar="ADDR",
                    help="join a Ray cluster: 'auto' (inside one, e.g. under `ray job submit`) or ray://HOST:PORT")
     p.add_argument("--shard-rows", type=int, default=None, metavar="N",

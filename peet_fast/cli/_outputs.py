@@ -51,6 +51,19 @@ def command_paths(parser: argparse.ArgumentParser, args) -> tuple[list[tuple[str
     return outputs, inputs
 
 
+def ray_job_working_dir() -> str | None:
+    """The current directory where it is a Ray job's copy of its --working-dir (`ray job submit --working-dir DIR`
+    uploads DIR and runs the entrypoint in SESSION/runtime_resources/working_dir_files/_ray_pkg_HASH), else None.
+    Relative inputs there are the uploaded files, as the user means them; a relative output would be written into
+    the copy, which Ray removes, not into DIR."""
+    try:
+        here = os.getcwd()
+    except OSError:
+        return None
+    marker = f"{os.sep}runtime_resources{os.sep}working_dir_files{os.sep}"
+    return here if marker in here + os.sep else None
+
+
 def check_outputs(parser: argparse.ArgumentParser, args) -> None:
     """Refuse (InputError, before anything is read or written) an output that would destroy one of the command
     line's inputs (io.input_conflict: the same file, through links; a directory holding one) or that names the same
@@ -59,7 +72,12 @@ def check_outputs(parser: argparse.ArgumentParser, args) -> None:
 
     outputs, inputs = command_paths(parser, args)
     seen: dict[str, str] = {}
+    job_copy = ray_job_working_dir()
     for flag, path in outputs:
+        if job_copy and not os.path.isabs(os.path.expanduser(path)) and path != "/dev/null":
+            raise InputError(f"{flag} {path}", f"a relative path inside a Ray job's working directory, Ray's "
+                             f"temporary copy of --working-dir: it would land in {os.path.abspath(path)}, removed "
+                             f"with the Ray session; give an absolute path (on storage the cluster's nodes share)")
         check_not_input(path, inputs)
         real = _real(path)
         if real in seen and not os.path.isdir(real) and real != "/dev/null":

@@ -17,6 +17,7 @@ from peet_fast.cli._common import (
     warn_if_untokenised,
     resource_inputs,
 )
+from peet_fast.cli._progress import parse_unit, progress_for
 from peet_fast.cli.compare import add_scoring_options, check_beta
 from peet_fast.io import InputError, check_output, write_json
 
@@ -90,8 +91,9 @@ def run(args) -> int:
     if not args.para:
         warn_if_untokenised(args, zip([args.src, *args.ref], [src, *sets]))
     scorer = configured("errant", vars(args))         # the span options, named as compare names them
-    result = A.agreement(annotator, src, sets, args.ref, scorer, sample=args.sample, seed=seed,
-                         pairwise=args.pairwise)
+    with progress_for(args, "comparing", unit=parse_unit(args.lang), parse=True):
+        result = A.agreement(annotator, src, sets, args.ref, scorer, sample=args.sample, seed=seed,
+                             pairwise=args.pairwise)
     if args.summary:
         write_json(args.summary, result.summary())
     sys.stdout.write(A.format_table(result))

@@ -161,7 +161,7 @@ def compare_edits(args, metric):
     if blocks is None:
         given.annotator = annotators(args, args.lang)
         given.src_path = args.src or args.hyp
-        given.progress = progress_for(args, unit=parse_unit(args.lang))
+        given.progress = progress_for(args, "parsing", unit=parse_unit(args.lang), parse=True)
         if args.src is not None:           # where a sentence too long to parse is: file and line
             given.columns = [(args.src, src), (args.hyp, hyp_t),
                              *((path, [r[k] for r in refs_t]) for k, path in enumerate(args.ref))]

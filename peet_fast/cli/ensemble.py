@@ -60,7 +60,7 @@ def run(args) -> int:
     check_output(args.out, [args.src, *args.hyp, *resource_inputs(args)])
     from peet_fast.languages import language
 
-    progress = progress_for(args, unit=parse_unit(args.lang))
+    progress = progress_for(args, "parsing", unit=parse_unit(args.lang), parse=True)
     annotator = load_annotator(args, args.lang, progress=progress, **language(args.lang).ENSEMBLE_OPTIONS)
     src, *hyps = read_parallel([args.src, *args.hyp])
     warn_if_untokenised(args, zip([args.src, *args.hyp], [src, *hyps]))

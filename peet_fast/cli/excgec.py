@@ -40,7 +40,7 @@ def run(args) -> int:
     ref = read_excgec(args.ref)
     check_aligned(hyp, ref, args.hyp, args.ref)
     annotator = None
-    progress = progress_for(args, unit=parse_unit("zh"))
+    progress = progress_for(args, "aligning", unit=parse_unit("zh"), parse=True)
     if not args.no_correction:
         annotator = load_annotator(args, "zh", t2s=False, progress=progress)
     with progress:

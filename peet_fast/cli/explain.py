@@ -45,7 +45,7 @@ def run(args) -> int:
         from peet_fast.formats.pairs import head_column
 
         warn_if_untokenised(args, [(args.data, head_column(args.data, args.mo_column))])
-        with progress_for(args, unit="sentences") as progress:
+        with progress_for(args, "parsing", unit="sentences", parse=True) as progress:
             data = read_annotated(args.data, model.source_mode, need_time=False, mo=args.mo_column,
                                   trg=args.trg_column, src=args.src_column, time=args.time_column)
             std, rows = std_from_data(model, data, lambda: load_annotator(args, progress=progress))

@@ -6,6 +6,7 @@ import os
 import sys
 
 from peet_fast.cli._common import flags_named
+from peet_fast.cli._progress import progress_for
 from peet_fast.io import InputError, line_count_error, no_lines, read_stdin
 
 
@@ -67,10 +68,12 @@ def run(args) -> int:
     picks = G.held_draws(len(sources), len(refs), G.iterations_for(len(refs), args.iter))   # None: too many
     selection = None if picks is None else G.selection_matrix(picks, len(refs))
     out = []
-    for path, hyp in zip(args.hypothesis, hyps):
-        result = G.score_system(prepared, hyp, args.n, args.iter, picks=picks, selection=selection,
-                                sentences=args.sentences)
-        out.extend(result.lines(os.path.basename(path), args.sentences))
+    with progress_for(args, "scoring", total=len(hyps), unit="systems") as progress:
+        for k, (path, hyp) in enumerate(zip(args.hypothesis, hyps)):
+            result = G.score_system(prepared, hyp, args.n, args.iter, picks=picks, selection=selection,
+                                    sentences=args.sentences)
+            out.extend(result.lines(os.path.basename(path), args.sentences))
+            progress(k + 1)
     sys.stdout.write("".join(line + "\n" for line in out))
     from peet_fast.cli._common import print_signatures
     from peet_fast.metrics.base import get_metric

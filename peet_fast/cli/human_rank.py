@@ -92,7 +92,9 @@ def run(args) -> int:
         judgments, _ = read_judgments_with_outputs(args.judgments, args.outputs, args.src_base)
     else:
         judgments = read_judgments(args.judgments, args.src_base)
-    with flags_named(args.flags):
+    from peet_fast.cli._progress import progress_for
+
+    with flags_named(args.flags), progress_for(args, f"ranking ({args.method})"):
         ranking = human_rank(judgments, args.method, args.bootstrap, args.seed, args.systems, args.resample,
                              args.confidence)
     from peet_fast.cli._common import print_signatures

@@ -42,8 +42,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
                         "the sources, its annotators the references), or give --src and --ref")
     own = p.add_argument_group("own data (instead of --data)")
     own.add_argument("--outputs", nargs="+", metavar="[NAME=]FILE",
-                     help="the systems' outputs, one sentence per line, in the order the sentence level counts a "
-                          "metric tie (a loss of the earlier system); a system is named NAME, or after its file")
+                     help="the systems' outputs, one sentence per line; a system is named NAME, or after its file")
     own.add_argument("--judgments", metavar="JUDGMENTS.xml",
                      help="Appraise ranking XML judging those outputs (every system it ranks needs an output; "
                           "src-id: their lines): the sentence level, and the human system scores unless --human")
@@ -61,6 +60,10 @@ def add_parser(sub) -> argparse.ArgumentParser:
                      help="--human rows naming no output are left out (without it: an error)")
     own.add_argument("--src-base", type=int, choices=[0, 1], default=None,
                      help="--judgments' src-id counts lines from 1 or 0 (default: as human-rank guesses it)")
+    own.add_argument("--tie-order", choices=("name", "outputs"), default="name",
+                     help="the sentence level counts a metric tie as a loss of the earlier system of a pair: earlier "
+                          "by name (default: the figures do not depend on the order of --outputs) or in the order "
+                          "of --outputs (SEEDA's and GJG15's convention; their orders: docs/meta-eval.md)")
     add_io_option(own, "src", metavar="SRC", help="the sources, line-aligned with the outputs (without --gold)")
     add_io_option(own, "ref", nargs="+", metavar="FILE", help="references, line-aligned (without --gold)")
     p.add_argument("--metric", nargs="+", required=True, metavar="NAME",
@@ -133,6 +136,9 @@ def print_tables(summary: dict, out=None) -> None:
         judg = list(next(m for m in metrics.values() if "sentence" in m)["sentence"])
         ci = any(_ci(m["sentence"][j], "accuracy") for m in metrics.values() if "sentence" in m for j in judg)
         wide = 16 if ci else 0
+        if summary["data"] == "own" and summary.get("tie_order"):
+            print("sentence level: a metric tie is a loss of the earlier system in the order "
+                  + ", ".join(summary["tie_order"]), file=out)
         print(f"{'metric':<{width}} sign" + "".join(f"  {j + ' acc':>{9 + wide}}  {'tau':>{6 + wide}}  "
                                                     f"{'tie-aware':>9}" for j in judg), file=out)
         for name, m in metrics.items():
@@ -177,7 +183,7 @@ def _own_inputs(args) -> list:
     """own data's input files ([] with --data); its options refused with --data and --data's without them."""
     own = {"--outputs": args.outputs, "--judgments": args.judgments, "--human": args.human, "--src": args.src,
            "--ref": args.ref, "--human-ignore": args.human_ignore, "--human-subset": args.human_subset,
-           "--src-base": args.src_base}
+           "--src-base": args.src_base, "--tie-order": args.tie_order != "name"}
     if args.data is not None:
         given = [flag for flag, v in own.items() if v]
         if given:
@@ -192,9 +198,9 @@ def _own_inputs(args) -> list:
             raise InputError(flag, "needs --human")
     if args.system_set:
         raise InputError("--system-set", "is for --data; own data is one system set, the outputs")
-    from peet_fast.cli._common import hyp_systems
+    from peet_fast.formats.systems import named_systems
 
-    names, paths = hyp_systems(argparse.Namespace(hyp=args.outputs, names=None))
+    names, paths = named_systems(args.outputs, param="outputs")      # an error names --outputs (args.flags)
     args.own_outputs = dict(zip(names, paths))
     return [*paths, args.judgments, args.human, args.src, *(args.ref or [])]
 
@@ -245,22 +251,21 @@ def _run(args) -> int:
         raise InputError("--system-set", "a system set is named twice")
     from peet_fast.cli._progress import progress_for
 
-    parsing = progress_for(args, "meta-eval: parsing", unit="sentences")
-    annotator = annotators(args, progress=parsing)      # loaded when a metric first needs it
+    annotator = annotators(args)      # loaded when a metric first needs it; its parses: the progress of the stage
 
     if args.data is None:
         evals = [meta_eval(gold=args.gold, outputs=args.own_outputs, judgments=args.judgments, human=args.human,
                            human_method=args.human_method, src=args.src, references=args.ref or (),
                            human_runs=args.human_runs, human_ignore=args.human_ignore,
                            human_subset=args.human_subset, src_base=args.src_base, seed=args.seed,
+                           tie_order=args.tie_order,
                            names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"},
                            annotator=annotator, model=model)]
     else:
         evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]
-    with parsing, progress_for(args, "meta-eval: scoring", total=len(args.metric), unit="metrics") as scoring:
-        for k, metric in enumerate(args.metric):       # every set's scores come from one scoring (evaluator.meta_eval)
+    for k, metric in enumerate(args.metric):       # every set's scores come from one scoring (evaluator.meta_eval)
+        with progress_for(args, f"{metric} ({k + 1}/{len(args.metric)} metrics)", unit="sentences", parse=True):
             evals[0].scored(metric)
-            scoring(k + 1)
     summaries = [me.summary(args.metric, args.aggregation, args.window, args.bootstrap, args.seed, args.level)
                  for me in evals]
     extra = {"gold": args.gold, "root": root, **({} if args.data else {"outputs": args.own_outputs,

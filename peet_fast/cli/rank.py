@@ -20,6 +20,7 @@ from peet_fast.cli._common import (
     resource_inputs,
     warn_if_untokenised,
 )
+from peet_fast.cli._by_type import add_by_type_option, by_type_from_args, check_by_type, print_by_type
 from peet_fast.cli._progress import progress_for
 from peet_fast.cli.score import PER_WORD_HELP
 from peet_fast.io import InputError, check_output, shown, write_json
@@ -59,6 +60,7 @@ def add_rank_inputs(p) -> None:
                         "(default 1000, at most 100,000)")
     p.add_argument("--seed", type=int, default=0, metavar="S", help="bootstrap seed (default 0): same seed, same "
                                                                     "intervals and p-values")
+    add_by_type_option(p)
     add_tokenize_option(p)
     add_pipeline_options(p)
 
@@ -232,10 +234,17 @@ def add_parser(sub) -> argparse.ArgumentParser:
 
 def run(args) -> int:
     check_output(args.summary, rank_inputs(args))
-    ranking, model = ranking_from_args(args)
+    check_by_type(args)
+    annotator = annotators(args)                 # one pipeline for the ranking and --by-type
+    ranking, model = ranking_from_args(args, annotator)
+    by_type = by_type_from_args(args, ranking, annotator)
     if args.summary:
         summary = {"model": None if model is None else model_summary(model, args),
                    "references": list(args.ref), "src": args.src, "human": args.human, **ranking.summary()}
+        if by_type is not None:
+            summary["by_type"] = by_type.summary()
         write_json(args.summary, summary)
     print_ranking(ranking, model)
+    if by_type is not None:
+        print_by_type(by_type)
     return 0

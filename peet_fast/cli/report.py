@@ -6,6 +6,8 @@ import argparse
 import contextlib
 import sys
 
+from peet_fast.cli._by_type import (by_type_from_args, by_type_section, check_by_type, check_sentences_option,
+                                    print_by_type)
 from peet_fast.cli._common import add_io_option, annotators, plural
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, rank_inputs, ranking_from_args
 from peet_fast.io import InputError, check_not_input
@@ -23,6 +25,9 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     "on the ranked outputs, as `meta-eval --outputs` does. DIR is written complete or not at all; an existing DIR must be empty or "
                     "an earlier report, which is replaced.")
     add_rank_inputs(p)
+    p.add_argument("--by-type-sentences", type=int, metavar="N",
+                   help="with --by-type: the page's sentence browser holds the first N sentences (default 2000; the "
+                        "page says when it is capped)")
     add_io_option(p, "out", required=True, metavar="DIR", help="the report directory (index.html + *.png)")
     p.add_argument("--title", default="peet-fast report", help="the page title")
     me = p.add_argument_group("meta-evaluation section")
@@ -144,26 +149,33 @@ def run(args) -> int:
     extra_inputs += [args.meta_eval_judgments] if args.meta_eval_judgments else []
     check_not_input(args.out, [*rank_inputs(args), *extra_inputs])
     check_report_dir(args.out, "--out")
+    check_sentences_option(args)
+    check_by_type(args)
     annotator = annotators(args)                 # one pipeline for the ranking and the meta-evaluation
     with _meta_flags():
         me = _meta_eval(args, annotator)
     ranking, model = ranking_from_args(args, annotator)
     extra, summary = [], None
+    by_type = by_type_from_args(args, ranking, annotator)
     if me is not None:
         from peet_fast.cli._flags import metrics_given
         from peet_fast.cli._progress import progress_for
         from peet_fast.meta_eval.metric.report_section import report_section
 
-        with _meta_flags(), progress_for(args, "report: meta-eval scoring", total=len(args.metric),
-                                         unit="metrics") as scoring:
+        with _meta_flags():
             metrics = metrics_given(args.metric)
-            for k, metric in enumerate(metrics):
-                me.scored(metric)
-                scoring(k + 1)
+            for k, metric in enumerate(metrics):      # a stage each, counting the sentences it parses
+                with progress_for(args, f"meta-eval {args.metric[k]} ({k + 1}/{len(metrics)} metrics)",
+                                  unit="sentences", parse=True):
+                    me.scored(metric)
             summary = me.summary(metrics, "corpus", args.meta_eval_window, levels=("system",), pairwise=False)
         extra.append(report_section(summary))
+    if by_type is not None:
+        extra.append(by_type_section(args, by_type, ranking))
     images = write_report(args.out, ranking, model, args.title, args.human, extra)
     print_ranking(ranking, model)
+    if by_type is not None:
+        print_by_type(by_type)
     if summary is not None:
         from peet_fast.cli._common import print_signatures
         from peet_fast.cli.meta_eval import print_tables

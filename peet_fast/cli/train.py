@@ -93,7 +93,7 @@ def run(args) -> int:
     prep = T.training_rows(data, args.max_time)
     warn_if_untokenised(args, [(args.data, prep.mo)])
     name = args.name or os.path.splitext(os.path.basename(args.out))[0] or "peet-model"
-    with progress_for(args, unit="sentences") as progress:
+    with progress_for(args, "parsing", unit="sentences", parse=True) as progress:
         options = T.TrainOptions(args.features, args.source, estimator, name, os.path.basename(args.data),
                                  args.max_time, args.repeats, args.seed)
         trained = T.train_model(load_annotator(args, progress=progress), prep, options)

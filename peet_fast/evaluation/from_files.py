@@ -77,14 +77,38 @@ def rank_files(request: RankRequest, annotators: Annotators | None = None, hooks
         annotators = Annotators.given(None)
     if uses_peet:
         annotators()
-    meter = (hooks.progress(len(data.references[0])) if hooks.progress is not None
-             else contextlib.nullcontext(lambda n: None))
+    n = len(data.references[0])
+    meter = hooks.progress(n) if hooks.progress is not None else contextlib.nullcontext(lambda n: None)
     try:
-        with meter as advance, lines_located(located):
-            test_set = EvalSet.from_files(data, annotators, {"model": model, "on_chunk": lambda ch: advance(ch.stop),
-                                                             "lang": "en"})
-            options = RankOptions(req.bootstrap, req.seed, human, system_names, hints=hooks.hints)
+        with meter as advance, lines_located(located), _phases(advance, annotators if uses_peet else None, n) as rows:
+            test_set = EvalSet.from_files(data, annotators,
+                                          {"model": model, "on_chunk": lambda ch: rows.advance(ch.stop), "lang": "en"})
+            options = RankOptions(req.bootstrap, req.seed, human, system_names, hints=hooks.hints,
+                                  on_phase=rows.phase)
             ranking = rank_systems(test_set, paths, data.hyps, objs, options)
     except MetricInputsError as exc:
         raise InputError("metrics", str(exc)) from None
     return ranking, model
+
+
+@contextlib.contextmanager
+def _phases(advance, annotators, lines: int):
+    """The progress of a ranking, as `score` shows it: PEET's lines done (jobs.worker.RowMeter: per chunk, and inside
+    a chunk its share of the sentences parsed) through advance(lines); where advance has stage(name, total, unit,
+    parse) (cli._progress.Progress), each metric and the bootstrap are a stage of their own, in order."""
+    from peet_fast.jobs.worker import RowMeter
+    from peet_fast.peet.scoring import DEFAULT_CHUNK
+
+    meter = RowMeter(annotators() if annotators is not None else None, lines, DEFAULT_CHUNK, lambda rows: None)
+    stage = getattr(advance, "stage", None)
+
+    def phase(metric) -> None:
+        counts_lines = metric is not None and metric.needs_model        # PEET: lines scored, as `score` counts
+        if stage is not None:
+            stage("bootstrap" if metric is None else metric.name, lines if counts_lines else None,
+                  "lines", not counts_lines)
+        meter.report = advance if counts_lines else (lambda rows: None)
+
+    meter.phase = phase
+    with meter:
+        yield meter

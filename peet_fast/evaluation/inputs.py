@@ -9,7 +9,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Sequence
 
-from peet_fast.io import InputError, read_bytes, read_parallel
+from peet_fast.io import InputError, decimal, plural, read_bytes, read_parallel
 
 MIN_CORRELATION_SYSTEMS = 3
 
@@ -58,7 +58,8 @@ def read_eval_inputs(hyp_paths: Sequence[str], ref_paths: Sequence[str], src: st
     blocks = read_m2(gold_path)
     hyps = read_parallel(hyp_paths)
     if len(hyps[0]) != len(blocks):
-        raise InputError(hyp_paths[0], f"has {len(hyps[0])} lines but the gold M2 {gold_path} has {len(blocks)} "
+        raise InputError(hyp_paths[0], f"has {plural(len(hyps[0]), 'line')} but the gold M2 {gold_path} has "
+                                       f"{len(blocks)} "
                                        "sentence blocks")
     gold = EvalSet.from_gold(blocks, gold_path)
     return EvalInputs(hyps, gold.references, gold.sources, blocks, gold_path, [(gold_path, gold.sources)])
@@ -130,6 +131,9 @@ def read_human_csv(path: str, systems: Sequence[str], ignore: Sequence[str] = ()
     if len(scores) < MIN_CORRELATION_SYSTEMS:
         raise InputError(path, f"a correlation needs at least {MIN_CORRELATION_SYSTEMS} ranked systems with a human "
                                f"score; this file scores {len(scores)}")
+    if len(set(scores.values())) == 1:
+        raise InputError(path, f"every ranked system has the same score ({next(iter(scores.values()))!r}): no "
+                               "ranking to correlate with")
     return HumanScores(scores, [name for name, _ in unknown])
 
 
@@ -151,10 +155,9 @@ def _human_rows(path: str, rows, known: set, skip: set) -> tuple[dict[str, float
             continue
         if name in scores or name in (u for u, _ in unknown):
             raise InputError(path, f"system {name!r} appears twice", line=line)
-        try:
-            score = float(value)
-        except ValueError:
-            raise InputError(path, f"score {value!r} is not a number", line=line) from None
+        score = decimal(value)             # peet_fast.io.numbers: ASCII digits only (no 1_5, no ٣, no nan)
+        if score is None:
+            raise InputError(path, f"score {value!r} is not a number (plain decimal digits)", line=line)
         if not math.isfinite(score):
             raise InputError(path, f"score {value!r} is not finite", line=line)
         if name in known:

@@ -194,6 +194,7 @@ class RankOptions:
     names: Sequence[str] | None = None
     timings: dict | None = None
     hints: Sequence[str] = ()
+    on_phase: Callable | None = None     # on_phase(metric) before each metric's scoring, on_phase(None) before the bootstrap
 
 
 def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequence[str]],
@@ -215,7 +216,9 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     names = opts.names if opts.names is not None else system_names(hyp_files)
     stats: dict[str, list[np.ndarray]] = {}
     spent: dict[str, float] = {}
+    phase = opts.on_phase if opts.on_phase is not None else (lambda metric: None)
     for m in objs:
+        phase(m)
         t0 = time.perf_counter()
         with data.remembered():          # each (source, hypothesis) pair annotated once, whichever metrics need it
             stats[m.name] = m.system_stats(hyps, data)
@@ -224,6 +227,7 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     baseline = next((m for m in objs if m.name == BASELINE), None)
     if baseline is None:                 # always computed, timed apart from the metrics asked for
         baseline = get_metric(BASELINE)
+        phase(baseline)
         base_stats = baseline.system_stats(hyps, data)
         spent[BASELINE] = time.perf_counter() - t0
     else:
@@ -237,6 +241,7 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     if head is not None:
         scores = [SystemScore(names[s], f, sentences=n, **head.system_figures(stats[head.name][s], data))
                   for s, f in enumerate(hyp_files)]
+    phase(None)
     t0 = time.perf_counter()
     out = assemble_metrics(scores, objs, stats, (seconds, wer, arrays), opts)
     out.references, out.gold_path = len(refs), data.gold_path

@@ -19,28 +19,45 @@ readable), scatter labels by evaluation.labels (no overlaps, inside the panel), 
 
 The directory is written complete or not at all: everything goes into a temporary directory beside DIR, which is
 then renamed into place. An existing DIR is replaced only when it is empty or holds an earlier peet-fast report.
+A DIR that is a symbolic link is written through: the directory it leads to is the one written (or replaced), the
+link kept. A temporary directory a killed run left behind (named with its process id) goes at the next run.
 """
 from __future__ import annotations
 
 import html
 import os
 import shutil
-import tempfile
 from typing import Sequence
 
 import numpy as np
 
-from peet_fast.evaluation.report_sections import Section, draw_sections, signatures_html
-from peet_fast.io import InputError, current_umask
+from peet_fast.evaluation.report_sections import Section, draw_sections, signatures_html, table
+from peet_fast.io import InputError, current_umask, remove_stale_temp_files, temp_dir
 
 GENERATOR = "peet-fast report"
 SECTIONS = ("distribution", "contributions", "ranking", "human")
 _MARKER = f'<meta name="generator" content="{GENERATOR}">'
+_table = table                  # report_sections.table: the report's tables, and the sections' other packages build
+
+
+def report_target(path: str) -> str:
+    """The directory a report at `path` is written to: path itself, or, for a symbolic link (a chain of them, a
+    dangling one too), the path it leads to."""
+    path = os.path.abspath(path)
+    return os.path.realpath(path) if os.path.islink(path) else path
 
 
 def check_report_dir(path: str, name: str = "out_dir") -> None:
     """Refuse, before any work, an output directory that is a file, whose parent is missing, or a non-empty directory
-    that is not an earlier report (name: how the messages call it; the command line's --out)."""
+    that is not an earlier report (name: how the messages call it; the command line's --out). A symbolic link is
+    checked as the path it leads to (report_target), a loop refused."""
+    if os.path.islink(path):
+        target = report_target(path)
+        if os.path.islink(target):
+            raise InputError(path, f"{name} is a symbolic link that leads to no path (a loop of links)")
+        if not os.path.isdir(os.path.dirname(target)):
+            raise InputError(path, f"{name} is a symbolic link to {target}, whose parent directory does not exist")
+        path = target
     if os.path.exists(path) and not os.path.isdir(path):
         raise InputError(path, f"{name} must be a directory (it is a file)")
     if not os.path.isdir(os.path.dirname(os.path.abspath(path))):
@@ -78,10 +95,11 @@ def write_report(out_dir: str, ranking, model, title: str = "peet-fast report",
     import matplotlib
 
     matplotlib.use("Agg")
-    out_dir = os.path.abspath(out_dir)
     check_report_dir(out_dir)
+    out_dir = report_target(out_dir)
     parent = os.path.dirname(out_dir)
-    tmp = tempfile.mkdtemp(prefix=".peet-fast-report-", dir=parent)
+    remove_stale_temp_files(parent)
+    tmp = temp_dir(parent, "report")
     try:
         sections = _build(tmp, ranking, model, human_file)
         drawn = draw_sections(tmp, extra, [s[1] for s in sections], SECTIONS)
@@ -100,7 +118,7 @@ def _place(tmp: str, out_dir: str) -> None:
     if not os.path.exists(out_dir):
         os.rename(tmp, out_dir)
         return
-    old = tempfile.mkdtemp(prefix=".peet-fast-report-old-", dir=os.path.dirname(out_dir))
+    old = temp_dir(os.path.dirname(out_dir), "report-old")
     os.rmdir(old)
     os.rename(out_dir, old)
     try:
@@ -316,33 +334,6 @@ def _fmt(x, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (0,),
-           head_rows: Sequence[Sequence[tuple[str, int, int]]] | None = None) -> str:
-    """An HTML table; its cells never wrap (a system's name, an interval stay on one line: the header cells may),
-    and a table wider than the page scrolls within its own box instead of squeezing its columns. left: the columns
-    aligned left (the names; numbers align right). head_rows: instead of the one header row, rows of (text,
-    colspan, rowspan) cells (a metric's name over its columns)."""
-    e = html.escape
-
-    def cls(k: int) -> str:
-        return ' class="l"' if k in left else ""
-
-    def span(n: int, what: str) -> str:
-        return f' {what}="{n}"' if n > 1 else ""
-    if head_rows is None:
-        head = "<tr>" + "".join(f"<th{cls(k)}>{e(h)}</th>" for k, h in enumerate(header)) + "</tr>"
-    else:
-        first = [0]                                    # the first row's cells start the columns
-        for _, c, _ in head_rows[0]:
-            first.append(first[-1] + c)
-        head = "".join("<tr>" + "".join(f"<th{cls(first[k]) if n == 0 else ''}{span(c, 'colspan')}"
-                                        f"{span(r, 'rowspan')}>{e(t)}</th>" for k, (t, c, r) in enumerate(row))
-                       + "</tr>" for n, row in enumerate(head_rows))
-    body = "".join("<tr>" + "".join(f"<td{cls(k)}>{e(str(c))}</td>" for k, c in enumerate(r)) + "</tr>" for r in rows)
-    return f'<div class="table"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'
-
-
-table = _table          # for the sections other packages build (Section): their tables laid out as the report's
 
 
 def _distribution_table(ranking) -> str:

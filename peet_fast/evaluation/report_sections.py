@@ -4,6 +4,7 @@ its images drawn into the report's directory.
 May import the ground floor only (and matplotlib, when drawing)."""
 from __future__ import annotations
 
+import html
 import os
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
@@ -53,3 +54,30 @@ def signatures_html(signatures) -> str:
 
     lines = [f"<code>{html.escape(s)}</code>" for s in signatures if s]
     return f'<p class="signatures">Signatures (docs/metrics.md): {"<br>".join(lines)}</p>' if lines else ""
+
+
+def table(header: Sequence[str], rows: Sequence[Sequence[str]], left: Sequence[int] = (0,),
+          head_rows: Sequence[Sequence[tuple[str, int, int]]] | None = None) -> str:
+    """An HTML table, laid out as the report's own (the sections other packages build use it too); its cells never
+    wrap (a system's name, an interval stay on one line: the header cells may),
+    and a table wider than the page scrolls within its own box instead of squeezing its columns. left: the columns
+    aligned left (the names; numbers align right). head_rows: instead of the one header row, rows of (text,
+    colspan, rowspan) cells (a metric's name over its columns)."""
+    e = html.escape
+
+    def cls(k: int) -> str:
+        return ' class="l"' if k in left else ""
+
+    def span(n: int, what: str) -> str:
+        return f' {what}="{n}"' if n > 1 else ""
+    if head_rows is None:
+        head = "<tr>" + "".join(f"<th{cls(k)}>{e(h)}</th>" for k, h in enumerate(header)) + "</tr>"
+    else:
+        first = [0]                                    # the first row's cells start the columns
+        for _, c, _ in head_rows[0]:
+            first.append(first[-1] + c)
+        head = "".join("<tr>" + "".join(f"<th{cls(first[k]) if n == 0 else ''}{span(c, 'colspan')}"
+                                        f"{span(r, 'rowspan')}>{e(t)}</th>" for k, (t, c, r) in enumerate(row))
+                       + "</tr>" for n, row in enumerate(head_rows))
+    body = "".join("<tr>" + "".join(f"<td{cls(k)}>{e(str(c))}</td>" for k, c in enumerate(r)) + "</tr>" for r in rows)
+    return f'<div class="table"><table><thead>{head}</thead><tbody>{body}</tbody></table></div>'

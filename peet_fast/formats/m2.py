@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Sequence
 
-from peet_fast.io import InputError, read_lines
+from peet_fast.io import InputError, integer, read_lines
 from peet_fast.io import split_lines as _split_lines
 
 NOOP = "A -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||{}"
@@ -134,12 +134,9 @@ def _parse_a_line(line: str, n_tokens: int, alignment: int, path: str, no: int) 
         raise InputError(path, f"an A line needs 6 '|||'-separated fields "
                                f"(span|||type|||correction|||REQUIRED|||-NONE-|||annotator), got {len(fields)}", no)
     span = fields[0].split()
-    try:
-        if len(span) != 2:
-            raise ValueError
-        start, end = int(span[0]), int(span[1])
-    except ValueError:
-        raise InputError(path, f"bad span {fields[0]!r}: expected two integers 'start end'", no) from None
+    start, end = (integer(span[0]), integer(span[1])) if len(span) == 2 else (None, None)   # ASCII digits only
+    if start is None or end is None:
+        raise InputError(path, f"bad span {fields[0]!r}: expected two integers 'start end'", no)
     if not ((start == end == -1) or 0 <= start <= end <= n_tokens):
         raise InputError(path, f"bad span {start} {end}: the source has {n_tokens} tokens "
                                f"(need 0 <= start <= end <= {n_tokens}, or -1 -1)", no)

@@ -17,9 +17,10 @@ def system_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
 
 
-def system_names(hyps: Sequence[str], names: Sequence[str] | None = None) -> list[str]:
+def system_names(hyps: Sequence[str], names: Sequence[str] | None = None, param: str = "hyps") -> list[str]:
     """The systems' names: `names` when given (one per hypothesis file of `hyps`), else system_name of each file.
-    Two systems with the same name are refused (InputError naming both files)."""
+    Two systems with the same name are refused (InputError naming both files). param: the parameter the specs
+    came in (`hyps`; meta-eval's `outputs`, which has no `names` beside it)."""
     if names is None:
         names = [system_name(f) for f in hyps]
     elif len(names) != len(hyps):
@@ -30,13 +31,15 @@ def system_names(hyps: Sequence[str], names: Sequence[str] | None = None) -> lis
         if not name:
             raise InputError(path, "its system name is empty")
         if name in first:
-            raise InputError("hyps", f"two systems are named {name!r}: {first[name]} and {path}; name them apart "
-                                     "(`hyps` NAME=PATH ... or `names` NAME ...)")
+            apart = f"`{param}` NAME=PATH ..." + (" or `names` NAME ..." if param == "hyps" else "")
+            raise InputError(param, f"two systems are named {name!r}: {first[name]} and {path}; name them apart "
+                                    f"({apart})")
         first[name] = path
     return list(names)
 
 
-def named_systems(hyps: Sequence[str], names: Sequence[str] | None = None) -> tuple[list[str], list[str]]:
+def named_systems(hyps: Sequence[str], names: Sequence[str] | None = None,
+                  param: str = "hyps") -> tuple[list[str], list[str]]:
     """(names, paths) of hypothesis specs as a command line gives them: PATH (named after the file name without
     extension) or NAME=PATH; with `names` (--names), the specs are paths taken literally (a path with '=' in it
     needs this). Refused with InputError: an empty name, a path containing '=', NAME=PATH mixed with names, and
@@ -54,13 +57,14 @@ def named_systems(hyps: Sequence[str], names: Sequence[str] | None = None) -> tu
             continue
         name, path = spec.split("=", 1)
         if os.path.exists(spec):
-            raise InputError(spec, "a path with '=' in it reads as NAME=PATH; give the paths as they are and the "
-                                   "names with `names` NAME ...")
+            raise InputError(spec, "a path with '=' in it reads as NAME=PATH; " + (
+                "give the paths as they are and the names with `names` NAME ..." if param == "hyps" else
+                f"give it a name of its own: `{param}` NAME={spec}"))
         if not name:
             raise InputError(spec, "NAME=PATH with an empty name")
         if not path or "=" in path:
-            raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: give the "
-                                   "paths as they are and the names with `names`)")
+            raise InputError(spec, "NAME=PATH takes a path without '=' (a file whose path has '=' in it: " + (
+                "give the paths as they are and the names with `names`)" if param == "hyps" else "rename it)"))
         out_names.append(name)
         paths.append(path)
-    return system_names(paths, out_names), paths
+    return system_names(paths, out_names, param), paths

@@ -11,6 +11,7 @@ from peet_fast.io.errors import (
     cache_root,
     lines_located,
     locate_line,
+    plural,
     shown,
     shown_line,
 )
@@ -44,12 +45,14 @@ from peet_fast.io.checks import (
     input_conflict,
     output_target,
 )
+from peet_fast.io.numbers import as_float, as_int, decimal, integer
 from peet_fast.io.write import (
     _host_tag,
     atomic_write,
     current_umask,
     naming,
     remove_stale_temp_files,
+    temp_dir,
     write_json,
 )
 

@@ -21,6 +21,11 @@ def cache_root() -> str:
 SHOWN_LIMIT = 200
 
 
+def plural(n: int, word: str, words: str | None = None) -> str:
+    """'1 line', '2 lines' (words: the plural where it is not word + 's'): every message that counts."""
+    return f"{n} {word if n == 1 else (words or word + 's')}"
+
+
 def shown(text, limit: int = SHOWN_LIMIT) -> str:
     """A user-supplied string (a file name, a model's or a system's name) as it is safe to print on one line: control
     characters, line and paragraph separators, escape codes and bidirectional overrides written as Python escapes

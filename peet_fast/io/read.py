@@ -15,7 +15,7 @@ import sys
 import zlib
 from typing import BinaryIO, Sequence
 
-from peet_fast.io.errors import InputError
+from peet_fast.io.errors import InputError, plural
 
 UTF8_BOM = b"\xef\xbb\xbf"
 
@@ -279,7 +279,7 @@ def line_count_error(counts: Sequence[tuple[str, int]], message: str = "parallel
         return None
     common = max(dict.fromkeys(values), key=values.count)      # most files; on a tie, the first file's count
     odd = next(path for path, n in counts if n != common)
-    detail = ", ".join(f"{path}: {n} lines" for path, n in counts)
+    detail = ", ".join(f"{path}: {plural(n, 'line')}" for path, n in counts)
     return InputError(odd, f"{message} ({detail})")
 
 

@@ -62,6 +62,13 @@ def _temp_prefix() -> str:
 _TEMP_NAME = None
 
 
+def temp_dir(directory: str, what: str) -> str:
+    """A new temporary directory in `directory` for an output directory being written (`what`: report, ...),
+    named as the temporary files are (.peet-fast-<host tag>-<pid>-<what>-*.tmp): one a killed run leaves is
+    removed by the next run's remove_stale_temp_files."""
+    return tempfile.mkdtemp(prefix=f"{_temp_prefix()}-{what}-", suffix=".tmp", dir=directory)
+
+
 def _pid_alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -73,9 +80,10 @@ def _pid_alive(pid: int) -> bool:
 
 
 def remove_stale_temp_files(directory: str) -> list[str]:
-    """Remove the temporary output files in `directory` that a run of this host killed before it could (kill -9, a
-    lost machine) left behind: .peet-fast-<host tag>-<pid>-*.tmp whose process is gone. Files of other hosts (a
-    shared file system), of live processes, and every other name are left alone. Returns the paths removed."""
+    """Remove the temporary outputs in `directory` that a run of this host killed before it could (kill -9, a lost
+    machine) left behind: .peet-fast-<host tag>-<pid>-*.tmp files and directories (temp_dir) whose process is gone.
+    Those of other hosts (a shared file system), of live processes, and every other name are left alone. Returns
+    the paths removed."""
     import re
 
     global _TEMP_NAME
@@ -97,6 +105,11 @@ def remove_stale_temp_files(directory: str) -> list[str]:
         try:
             if e.is_file(follow_symlinks=False):
                 os.unlink(e.path)
+                removed.append(e.path)
+            elif e.is_dir(follow_symlinks=False):
+                import shutil
+
+                shutil.rmtree(e.path)
                 removed.append(e.path)
         except OSError:
             pass

@@ -6,18 +6,15 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from typing import Sequence
 
 import numpy as np
 
 from peet_fast.formats.pairs import pair_format
-from peet_fast.io import InputError, read_prefix, without_bom
+from peet_fast.io import InputError, decimal, read_prefix, without_bom
 from peet_fast.jobs.errors import Wording, with_wording
 from peet_fast.jobs.sources import no_rows, plan, read_shard, table_source
 from peet_fast.peet.train import Annotated
-
-_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def _where(kind: str, k: int) -> tuple[str, int | None]:
@@ -33,10 +30,9 @@ def _parse_time(value, kind: str, path: str, k: int, column: str) -> float:
     if value is None:
         raise InputError(path, f"no {column!r} value{suffix}", line)
     if kind == "tsv":
-        text = value.strip()
-        if not _NUMBER.fullmatch(text):
+        x = decimal(value)                   # peet_fast.io.numbers: ASCII digits only (no 1_5, no ٣)
+        if x is None:
             raise InputError(path, f"{column} {value!r} is not a number{suffix}", line)
-        x = float(text)
     elif isinstance(value, bool) or not isinstance(value, (int, float)):
         raise InputError(path, f"{column} {value!r} is not a number{suffix}", line)
     else:

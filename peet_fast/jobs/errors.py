@@ -90,6 +90,14 @@ class JobStopped(WorkerError):
         if isinstance(why, Wording):
             self.wording = why
 
+    def kept(self, done: int) -> None:
+        """Say how many finished shards are kept (the job recorded them as it stopped)."""
+        if done:
+            tail = f"{done} finished shard{'s are' if done != 1 else ' is'} kept: run the same command again to resume"
+        else:
+            tail = "no shard had finished: nothing to resume"
+        self.args = (f"{self.why}; {tail}",)
+
 
 class JobInterrupted(KeyboardInterrupt):
     """A sharded job stopped by SIGINT or SIGTERM after recording its finished shards; str() is the one line to show

@@ -19,7 +19,7 @@ from time import monotonic
 from typing import Callable, Iterator
 
 from peet_fast.formats.pairs import pair_format
-from peet_fast.io import InputError, no_lines
+from peet_fast.io import InputError, no_lines, plural
 from peet_fast.jobs.sizing import ShardSizer
 from peet_fast.jobs.sources import Shard, Source, _header_end, _line_starts, _tsv_columns, _with_digests, no_rows
 
@@ -42,7 +42,7 @@ class SourceIndex:
         if source.kind == "text":
             counts = [_line_starts(p, 1 << 62)[1] for p in source.paths]
             if len(set(counts)) > 1:
-                detail = ", ".join(f"{p}: {n} lines" for p, n in zip(source.paths, counts))
+                detail = ", ".join(f"{p}: {plural(n, 'line')}" for p, n in zip(source.paths, counts))
                 raise InputError(source.paths[0], f"parallel files differ in line count ({detail})")
             self.total = counts[0] if counts else 0
             if self.total == 0:

@@ -37,9 +37,11 @@ of a shard and returns it (with its traceback, for --debug) instead of raising i
 hides it and the driver re-raises the original exception (InputError, OSError, ...). An actor that dies before any of
 our code runs (its import fails) fails the job at once (no replacement actors), as a WorkerError of one line.
 
-Local: `--workers N` starts a local Ray instance with N CPUs. Cluster: `--ray-address auto` (inside a Ray cluster:
-`ray submit`, `ray job submit -- peet-fast ...`) or `--ray-address ray://HOST:PORT` joins it, and `--workers` is the
-number of actors (one CPU each). Under `ray job submit` the job's own runtime_env applies."""
+Local: `--workers N` starts a local Ray instance with N CPUs (at most one per CPU and per 1 GB of memory available:
+jobs.sizing.local_workers). Cluster: `--ray-address auto` (inside a Ray cluster: `ray submit`, `ray job submit --
+peet-fast ...`) or `--ray-address ray://HOST:PORT` joins it, with one actor per CPU the cluster has when the job
+starts, or `--workers` actors (one CPU each), and watches its head (jobs.rayhead): a lost head stops the job in one
+line within seconds. Under `ray job submit` the job's own runtime_env applies."""
 from __future__ import annotations
 
 import contextlib
@@ -49,7 +51,7 @@ import time
 from typing import Callable, Sequence
 
 from peet_fast.jobs.errors import WorkerError, ray_reason
-from peet_fast.jobs.raylog import stderr_without_known_noise
+from peet_fast.jobs.raylog import errors_to_stderr, stderr_without_known_noise, stop_error_listener
 # jobs.raypool: the actors' side of the dispatch; jobs.raystart: Ray's start and stop. Their public names (and those
 # the tests use) stay importable from here, as before the split.
 from peet_fast.jobs.raypool import (  # noqa: F401 -- re-exported
@@ -64,6 +66,7 @@ from peet_fast.jobs.raypool import (  # noqa: F401 -- re-exported
 from peet_fast.jobs.raystart import (  # noqa: F401 -- re-exported
     _LOCAL_INSTANCE,
     SHUTDOWN_WAIT,
+    _abandon_cluster,
     _can_start_in_background,
     _empty_dir,
     _node_id,
@@ -79,6 +82,19 @@ from peet_fast.jobs.shards import JobSpec, WorkerState, run_shard
 from peet_fast.jobs.sources import Shard
 
 _ENTRY_KEYS = ("index", "start", "stop", "file", "rows", "sha256", "input")
+
+
+def _count(n: int, unit: str) -> str:
+    return f"{n:,} {unit}{'s' * (n != 1)}"
+
+
+def _gcs_address(ray) -> str | None:
+    """The GCS address (HOST:PORT) of the cluster this process is connected to; None where Ray does not say (a
+    ray:// client)."""
+    with contextlib.suppress(Exception):
+        address = ray.get_runtime_context().gcs_address
+        return address if isinstance(address, str) and address else None
+    return None
 
 
 class _ShardActor:
@@ -107,8 +123,13 @@ class _ShardActor:
         return self.progress
 
     def ready(self) -> dict:
-        """{} once the pipeline is loaded, or the failure of the constructor."""
-        return self.failure or {}
+        """{"node": (its node's IP address, its node id)} once the pipeline is loaded, or the failure of the
+        constructor."""
+        if self.failure is not None:
+            return self.failure
+        import ray
+
+        return {"node": (ray.util.get_node_ip_address(), ray.get_runtime_context().get_node_id())}
 
     def shard(self, shard: Shard) -> dict:
         if self.failure is not None:
@@ -137,8 +158,9 @@ class RayRunner:
     distributed = True
     actor_class = _ShardActor
 
-    def __init__(self, workers: int, address: str | None = None, min_sentences: int = 0):
-        self.workers = workers
+    def __init__(self, workers: int | None, address: str | None = None, min_sentences: int = 0):
+        self.per_cpu = workers is None              # on a cluster: one actor per CPU it has when the job starts
+        self.workers = 1 if workers is None else workers
         self.address = address
         self.min_sentences = min_sentences
         self._actors: list = []
@@ -153,6 +175,8 @@ class RayRunner:
         self.ray_failed: str | None = None          # why the local instance did not start (the driver went alone)
         self.lost = 0                               # actors lost (a killed process, a lost node) in the last run
         self._connected = False                     # this runner connected this process to Ray (not its caller)
+        self.where: str | None = None               # on a cluster: how many workers, where (the progress label)
+        self._head = None                           # on a cluster: the watch on its head (jobs.rayhead.HeadWatch)
 
     @staticmethod
     def in_process():
@@ -176,6 +200,8 @@ class RayRunner:
         args = (spec, os.path.abspath(out_dir), os.getcwd())
         # a local instance of this runner's own (not one its caller started): the driver is one of the workers
         own = self.address is None and (ray is None or not ray.is_initialized() or _ours(ray))
+        if own:
+            wanted = max(1, min(self._bound_to_machine(spec.kind), shards))
         self._actor_limit = wanted - 1 if own else wanted
         self._started_for = key
         self._kind = spec.kind
@@ -194,6 +220,8 @@ class RayRunner:
         else:
             try:
                 self._init_ray(own)     # first: the processes it starts keep the real stderr
+                if not own:
+                    self._size_to_cluster(shards)
                 self._quiet_output()
                 self._create_actors(args)
             except Exception as exc:  # noqa: BLE001 -- any failure of Ray's start: our own instance is not needed
@@ -213,6 +241,47 @@ class RayRunner:
         self.ray_start_s = time.perf_counter() - t
         if own:
             _LOCAL_INSTANCE[:] = [_node_id(ray)]
+
+    def _bound_to_machine(self, kind: str) -> int:
+        """A local instance's workers: at most one per CPU and per 1 GB of available memory (jobs.sizing), said
+        in one notice where that is fewer than asked for."""
+        from peet_fast.jobs.sizing import available_memory, bound_notice, local_workers, machine_cpus
+
+        cpus, available = machine_cpus(), available_memory()
+        workers = local_workers(self.workers, cpus, available)
+        if workers < self.workers:
+            print(bound_notice(kind, self.workers, workers, cpus, available), file=sys.stderr, flush=True)
+            self.workers = workers
+        return workers
+
+    def _size_to_cluster(self, shards: int) -> None:
+        """On a cluster (joined, or its caller's): one actor per CPU it has now (per_cpu), or `workers`; the words
+        for the progress label (where); the watch on its head."""
+        import ray
+
+        from peet_fast.jobs.rayhead import HeadWatch
+
+        cpus = int(ray.cluster_resources().get("CPU", 0))
+        address = _gcs_address(ray)
+        at = f" at {address}" if address else ""
+        if self.per_cpu:
+            self.workers = max(1, cpus)
+            self.where = f"{_count(self.workers, 'worker')}: one per CPU of the cluster{at}"
+        else:
+            self.where = f"{_count(self.workers, 'worker')} on the cluster{at} ({_count(cpus, 'CPU')})"
+        self._actor_limit = max(1, min(self.workers, shards))
+        if address and self._head is None:
+            self._head = HeadWatch(address, on_silent=stop_error_listener)
+
+    def head_lost(self, confirm: bool = False) -> None:
+        """Raise JobStopped where the watch on the cluster's head has seen it lost (jobs.rayhead); confirm: where
+        it does not answer now (an actor was just lost), wait for it up to the watch's time before raising."""
+        head = self._head
+        if head is not None and (head.lost is not None or confirm and not head.answers()):
+            from peet_fast.jobs.errors import JobStopped
+
+            raise JobStopped(f"the Ray cluster's head at {head.address} was lost (its GCS has not answered for "
+                             f"{head.lost_after:g} s: {head.lost}); its workers are gone with it")
 
     def start_failed(self, exc: BaseException) -> None:
         """Ray's start of this runner's own local instance failed or timed out (exc): the driver computes the job
@@ -234,6 +303,7 @@ class RayRunner:
             # Ray's driver prints the errors it hears of (a worker died, a task is retried) to sys.stdout, which may
             # be the user's output piped to a file: to stderr while the job runs (nothing of ours prints meanwhile)
             self._stderr.enter_context(contextlib.redirect_stdout(sys.stderr))
+            errors_to_stderr()      # (a Ray its caller started too): a lost node's dumps in Ray's logs only
 
     def _create_actors(self, args: tuple) -> None:
         import ray
@@ -273,12 +343,17 @@ class RayRunner:
         self._kill_actors()
         self._own = None
         self._started_for = None
+        if self._head is not None:
+            self._head.stop()
+            self._head = None
         if self._stderr is not None:
             self._stderr.close()
             self._stderr = None
 
     def _kill_actors(self, keep: int = 0) -> None:
         """Stop the actors past the first `keep` (all of them by default)."""
+        if self._head is not None and self._head.lost is not None:
+            self._actors = []          # the head is gone: Ray can no longer kill them (it would wait for its GCS)
         if len(self._actors) > keep:
             import ray
 
@@ -305,7 +380,10 @@ class RayRunner:
             if self._starter is not None:
                 with self._starter.lock:
                     self._starter.cancelled = True
-            if self._connected and "ray" in sys.modules:     # (a one-shard job of the driver's own: no Ray)
+            if self._head is not None and self._head.lost is not None:
+                _abandon_cluster()            # the head is gone: Ray's shutdown would wait for its GCS
+                self._actors = []
+            elif self._connected and "ray" in sys.modules:     # (a one-shard job of the driver's own: no Ray)
                 _stop_quietly()
                 self._actors = []
             raise

@@ -11,7 +11,10 @@
   forwards everything else unchanged;
 - the driver prints the errors Ray pushes to it (an actor process that died and is restarted: "(raylet) Task
   _ShardActor.ready failed. There are infinite retries remaining ...") on sys.stdout, where a command's results may
-  be going (`score ... > out.tsv`): errors_to_stderr() sends them to stderr, unchanged;
+  be going (`score ... > out.tsv`): errors_to_stderr() sends them to stderr, unchanged, except the one for a
+  node lost ("Raylet is terminated ... [state-dump]", some 20 lines of the raylet's log, which stays in Ray's log
+  files on that node; "... has been marked dead because the detector has missed too many heartbeats"), which
+  jobs.raypool says in one line of ours;
 - stopping a job on Ctrl-C shuts Ray down with tasks in flight, on which Ray's C++ core worker logs lines such as
   "task_manager.cc: Failed to push error to driver for task ..." straight to file descriptor 2: jobs.ray runs that
   shutdown inside fd2_silenced();
@@ -29,6 +32,9 @@ import sys
 import threading
 from typing import Iterator
 
+# Ray's errors for a lost node: its raylet's death (with the last 20 lines of the raylet's log) and the node marked
+# dead; jobs.raypool says it in one line of ours
+NODE_LOST = ("Raylet is terminated", "has been marked dead because the detector has missed too many heartbeats")
 AUTH_LOGGER = "ray._private.authentication.authentication_token_setup"
 KNOWN_NOISE = re.compile(rb"^\[[^\]\n]*\] core_worker\.cc:\d+: Actor with class name: [^\n]*has constructor "
                          rb"arguments in the object store and max_restarts > 0\.[^\n]*\n?", re.MULTILINE)
@@ -53,11 +59,27 @@ def errors_to_stderr() -> None:
 
     def to_stderr(data, *args, **kwargs):
         if isinstance(data, dict) and not data.get("is_err", True):
+            if any(text in str(line) for line in data.get("lines", ()) for text in NODE_LOST):
+                return None        # a node's raylet died: in Ray's log files; jobs.raypool says it in one line
             data = dict(data, is_err=True)
         return original(data, *args, **kwargs)
 
     to_stderr._peet_fast_to_stderr = True      # type: ignore[attr-defined]
     worker.print_to_stdstream = to_stderr
+
+
+def stop_error_listener() -> None:
+    """Stop the driver's thread that listens for the errors the GCS pushes (Ray's listen_error_messages): where the
+    GCS no longer answers, its loop polls without waiting, a CPU's worth (jobs.rayhead calls this at the first
+    probe of the head that fails). Ray's other driver threads stop with it (they stop at ray.shutdown anyway); a head
+    that answers again is then heard of only through the job's own calls."""
+    try:
+        from ray._private import worker
+    except ImportError:
+        return
+    stopped = getattr(getattr(worker, "global_worker", None), "threads_stopped", None)
+    if stopped is not None:
+        stopped.set()
 
 
 def _write_all(fd: int, data: bytes) -> None:

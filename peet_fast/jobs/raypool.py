@@ -9,6 +9,7 @@ import importlib
 import json
 import os
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -98,6 +99,8 @@ class _ActorPool:
         self.ready: set[int] = set()     # id() of the actors whose pipeline is loaded (alive)
         self.idle: list = []             # ready actors with no shard (none left to hand them when they asked)
         self.lost = 0                    # actors lost so far
+        self.lost_ready = 0              # of them, those that had loaded (workers the job had: the count it names)
+        self.nodes: dict[int, tuple] = {}    # id(actor) -> (its node's IP, node id), as its ready() said
         self.replacing_since: float | None = None    # when the pool was left with no ready actor after a loss
         self.seen: dict[int, int] = {}   # rows done in each shard an actor runs, as last reported
         self.told = time.monotonic()     # when on_rows was last called
@@ -127,6 +130,8 @@ class _ActorPool:
         if not self._join(block) or not (self.waiting or self.polls):
             return
         import ray
+
+        self.runner.head_lost()         # the cluster's head is gone: stop in our words (jobs.rayhead)
 
         if self.on_rows is not None:
             self._poll()
@@ -160,6 +165,8 @@ class _ActorPool:
             if "error" in result:
                 raise _as_driver_error(exception_from_record(result["error"]), self.out_dir)
             self.ready.add(id(actor))
+            if "node" in result:
+                self.nodes[id(actor)] = tuple(result["node"])
             self.replacing_since = None
             if shard is not None:
                 self.seen.pop(shard.index, None)
@@ -179,8 +186,11 @@ class _ActorPool:
         """An actor died (not its constructor's failure): its shard back to todo, a new actor in its place."""
         import ray
 
+        self.runner.head_lost(confirm=True)     # the head gone with it: asking Ray anything would wait for it
         self.lost += 1
+        self.lost_ready += id(actor) in self.ready
         self.runner.lost = self.lost
+        self._say_lost(actor, shard)
         self.ready.discard(id(actor))
         with contextlib.suppress(Exception):
             ray.kill(actor, no_restart=True)
@@ -215,9 +225,20 @@ class _ActorPool:
                 self.on_rows(index, rows)
         if (self.replacing_since is not None and not self.ready and self.runner._own is None
                 and now - self.replacing_since >= REPLACE_WAIT_S and (self.todo or self.busy())):
-            raise JobStopped(f"{self.lost} Ray worker{'s' if self.lost > 1 else ''} lost (a node left the cluster, "
+            lost = max(1, self.lost_ready)
+            raise JobStopped(f"{lost} Ray worker{'s' if lost > 1 else ''} lost (a node left the cluster, "
                              f"or a worker process was killed) and none could be replaced within "
                              f"{REPLACE_WAIT_S:g} s: no CPU left for them")
+
+    def _say_lost(self, actor, shard) -> None:
+        """One notice on stderr for a lost actor: its node lost (its raylet does not answer, or Ray marked the node
+        dead), or only its process; and what became of its shard."""
+        ip, node_id = self.nodes.get(id(actor), (None, None))
+        node = f"node {ip} ({node_id[:8]})" if ip else "a node"
+        what = f"a Ray worker's process on {node} died" if node_id and _node_answers(node_id) else f"{node} lost"
+        then = f"its shard {shard.index} handed to another worker" if shard is not None else \
+            "its worker replaced"
+        print(f"peet-fast {self.runner._kind}: {what}: {then}", file=sys.stderr, flush=True)
 
     def _tell(self, index: int, rows: int) -> None:
         self.told = time.monotonic()
@@ -269,6 +290,20 @@ def _as_driver_error(exc: BaseException, out_dir: str) -> BaseException:
     if isinstance(exc, OSError) and exc.filename == os.path.abspath(out_dir):
         exc.filename = out_dir
     return exc
+
+
+def _node_answers(node_id: str) -> bool:
+    """Whether Ray holds the node alive and its raylet answers a TCP connection (a lost node's does not, before Ray
+    has noticed: its health checks take 10-30 s)."""
+    import ray
+
+    from peet_fast.jobs.rayhead import probe
+
+    try:
+        node = next(n for n in ray.nodes() if n.get("NodeID") == node_id)
+    except Exception:     # noqa: BLE001 -- (StopIteration: a node Ray no longer lists)
+        return False
+    return bool(node.get("Alive")) and probe(node["NodeManagerAddress"], int(node["NodeManagerPort"]), 2.0) is None
 
 
 def _next_index(todo) -> int | None:

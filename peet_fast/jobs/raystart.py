@@ -143,10 +143,18 @@ def user_cluster() -> tuple[str, str] | None:
 
 
 # the refusal of ray_address 'auto' with no cluster of the user's (a command line names its flags: jobs.errors.Wording)
-NO_USER_CLUSTER = Wording("{ray_address} auto: no Ray cluster was started on this machine (`ray start`) and "
-                          "RAY_ADDRESS is not set (a local Ray instance another run started for itself is never "
-                          "joined); to run on this machine instead, give {workers} N without {ray_address}")
-_HOST_PORT = re.compile(r"(ray://)?[^\s/:]+:\d+")
+NO_USER_CLUSTER = ("{ray_address} auto: no Ray cluster is recorded in {file} (where `ray start` records the cluster "
+                   "it starts; one started with `ray start --temp-dir DIR` is recorded in DIR instead: give its "
+                   "address, HOST:PORT) and RAY_ADDRESS is not set (a local Ray instance another run started for "
+                   "itself is never joined); to run on this machine instead, give {workers} N without {ray_address}")
+
+
+def no_user_cluster() -> Wording:
+    """The refusal of 'auto' where user_cluster finds none, naming the file Ray's `ray start` records it in."""
+    return Wording(NO_USER_CLUSTER, file=ray_address_file())
+
+
+_HOST_PORT = re.compile(r"(ray://)?[^\s/:]+:[0-9]+")
 
 
 def init_ray(workers: int, address: str | None) -> None:
@@ -163,7 +171,7 @@ def init_ray(workers: int, address: str | None) -> None:
     if address == "auto":
         found = user_cluster()
         if found is None:
-            raise WorkerError(NO_USER_CLUSTER)
+            raise WorkerError(no_user_cluster())
         address, source = found
         given = Wording("{address} ({ray_address} auto: {source})", address=address, source=source)
     if re.match(r"https?://", address or ""):
@@ -349,6 +357,16 @@ def _stop_quietly() -> None:
 
 
 SHUTDOWN_WAIT = 0.5
+
+
+def _abandon_cluster() -> None:
+    """The cluster's head is lost (jobs.rayhead): no ray.shutdown now (its core worker waits ~10 s for the GCS). A
+    command line then exits at once (cli.exit_now_if_ray_started, which reads LOST); a library caller's process
+    stays connected to the lost cluster, and Ray's own exit hook waits those seconds when it ends. The job's actors
+    went with the head, or end with their raylet once it too gives up on the GCS."""
+    from peet_fast.jobs.rayhead import LOST
+
+    LOST.append("head")
 
 
 def _shutdown_suppressed() -> None:

@@ -15,7 +15,13 @@ import sys
 from typing import Callable, Protocol, Sequence
 
 from peet_fast.io import InputError
-from peet_fast.jobs.errors import JobInterrupted, JobOptionError, WorkerError, check_at_least_one  # noqa: F401
+from peet_fast.jobs.errors import (  # noqa: F401
+    JobInterrupted,
+    JobOptionError,
+    JobStopped,
+    WorkerError,
+    check_at_least_one,
+)
 from peet_fast.jobs.layout import JobLock, remove_temp_files
 from peet_fast.jobs.manifest import Manifest
 from peet_fast.jobs.plan import AdaptivePlan
@@ -72,7 +78,7 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
         shards = AdaptivePlan(spec.source, texts_per_row(spec))
         total = shards.total
         runner = small_job_runner(spec, runner, total)
-        shards.sizer.workers = max(1, getattr(runner, "workers", 1))
+        shards.sizer.workers = max(1, getattr(runner, "workers", 1))    # (a cluster's: known once it is joined)
     if os.path.exists(out_dir) and not os.path.isdir(out_dir):
         raise InputError(out_dir, "is not a directory")
     created = not os.path.exists(out_dir)
@@ -86,6 +92,8 @@ def run_job(spec: JobSpec, out_dir: str, runner: Runner,
         maybe_complete = _recorded_complete(manifest, *previous[:2])
         if not maybe_complete:
             runner.start(spec, out_dir, len(shards))     # Ray's actors warm up while this process verifies
+            if manifest.plan is not None:
+                manifest.plan.sizer.workers = max(1, getattr(runner, "workers", 1))
         manifest.verify_previous(*previous)
         remove_temp_files(out_dir)            # left by a run that was killed (we hold the lock)
         manifest.write()
@@ -174,7 +182,9 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
     if progress is not None:
         if hasattr(progress, "describe"):
             n = manifest.n_shards
-            progress.describe("shards sized as it runs" if adaptive is not None else f"{n} shard{'s' * (n != 1)}")
+            where = getattr(runner, "where", None)          # a cluster's: how many workers, on which cluster
+            shards = "shards sized as it runs" if adaptive is not None else f"{n} shard{'s' * (n != 1)}"
+            progress.describe(f"{where}; {shards}" if where else shards)
         progress(done_rows, total)
 
     if not todo:
@@ -189,6 +199,8 @@ def _run_shards(manifest: Manifest, runner: Runner, progress: Callable[[int, int
             pass                              # (a full disk): the rerun recovers them from the part files
         finally:
             remove_temp_files(manifest.out_dir)
+        if isinstance(exc, JobStopped):
+            exc.kept(len(manifest.done))          # its line says how many shards the rerun will reuse
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, JobInterrupted):
             raise JobInterrupted(len(manifest.done), None if adaptive is not None else manifest.n_shards) from exc
         raise

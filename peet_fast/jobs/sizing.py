@@ -57,7 +57,7 @@ def ray_min_sentences() -> int:
     value = os.environ.get(MIN_SENTENCES_ENV, "").strip()
     if not value:
         return RAY_MIN_SENTENCES
-    if not value.isdigit():
+    if not (value.isascii() and value.isdigit()):
         raise InputError(MIN_SENTENCES_ENV, f"must be a whole number >= 0, not {value!r}")
     return int(value)
 
@@ -151,3 +151,44 @@ class ShardSizer:
         rows = min(rows, max(1, MAX_SHARD_SENTENCES // self.per_row))
         rows = min(rows, max(math.ceil(rows_left / self.workers), least))     # the last shards: a share each
         return max(1, min(rows, rows_left))
+
+
+# A local worker's memory budget: docs/jobs.md's one budget (Memory: 1 GB per Ray worker actor at peak, measured
+# 0.55-0.89 GB over a million distinct sentences; the driver's 0.75 GB fits within it).
+WORKER_BYTES = 2**30
+
+
+def machine_cpus() -> int:
+    """The CPUs this process may run on (its affinity, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def available_memory() -> int | None:
+    """Bytes of memory available to new processes now (Linux's MemAvailable); None where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
+def local_workers(requested: int, cpus: int, available: int | None) -> int:
+    """How many workers a local Ray instance runs for `requested`: at most one per CPU and one per WORKER_BYTES of
+    available memory (unknown: no memory bound), at least one. More would only share the CPUs and push the
+    machine into swap: each loads its own spaCy pipeline (issue 43: --workers 9999 started 6-15 actors on 2 CPUs)."""
+    by_memory = requested if available is None else available // WORKER_BYTES
+    return max(1, min(requested, cpus, by_memory))
+
+
+def bound_notice(kind: str, requested: int, workers: int, cpus: int, available: int | None) -> str:
+    """The one line saying that a local job runs on fewer workers than asked for, and why."""
+    memory = "" if available is None else \
+        f", {available / 2**30:.1f} GB of memory available at {WORKER_BYTES / 2**30:g} GB a worker"
+    return (f"peet-fast {kind}: --workers {requested} is more than this machine runs at once ({cpus} CPU"
+            f"{'s' * (cpus != 1)}{memory}), so the job runs on {workers} worker{'s' * (workers != 1)}")

@@ -17,7 +17,8 @@ from dataclasses import dataclass, field
 from typing import Sequence
 
 from peet_fast.formats.pairs import pair_format
-from peet_fast.io import MAX_LINE_READ, UTF8_BOM, InputError, json_loads, no_lines, open_input, without_bom
+from peet_fast.io import (MAX_LINE_READ, UTF8_BOM, InputError, json_loads, no_lines, open_input, plural,
+                          without_bom)
 
 _EOL = re.compile(rb"\r\n|\r|\n")
 _BLOCK = 1 << 24
@@ -143,7 +144,7 @@ def plan(source: Source, shard_rows: int, *, allow_empty: bool = False) -> tuple
             per_file.append((starts, n, size))
         counts = {n for _, n, _ in per_file}
         if len(counts) > 1:
-            detail = ", ".join(f"{p}: {n} lines" for p, (_, n, _) in zip(source.paths, per_file))
+            detail = ", ".join(f"{p}: {plural(n, 'line')}" for p, (_, n, _) in zip(source.paths, per_file))
             raise InputError(source.paths[0], f"parallel files differ in line count ({detail})")
         total = per_file[0][1] if per_file else 0
         if total == 0 and not allow_empty:

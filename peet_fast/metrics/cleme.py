@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from peet_fast.formats.m2 import M2Block, M2Edit, read_m2
-from peet_fast.io import InputError
+from peet_fast.io import InputError, plural
 from peet_fast.metrics import MetricResult
 from peet_fast.metrics.span import prf
 
@@ -353,7 +353,7 @@ def cleme_sentences(hyp_path: str | os.PathLike, ref_path: str | os.PathLike) ->
     hyp = [cleme_targets(b, hyp_path) for b in read_m2(hyp_path)]
     ref = [cleme_targets(b, ref_path) for b in read_m2(ref_path)]
     if len(hyp) != len(ref):
-        raise InputError(hyp_path, f"{len(hyp)} sentences, but {ref_path} has {len(ref)}")
+        raise InputError(hyp_path, f"{plural(len(hyp), 'sentence')}, but {ref_path} has {len(ref)}")
     out = []
     for i, ((hs, ht), (rs, rt)) in enumerate(zip(hyp, ref)):
         if hs != rs:

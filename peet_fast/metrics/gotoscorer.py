@@ -47,7 +47,7 @@ from typing import NamedTuple, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, integer, plural
 from peet_fast.metrics.base import EvalSet, Metric, register
 from peet_fast.metrics.config import Config, option
 
@@ -98,24 +98,19 @@ def read_weight_file(path: str, sentences: int) -> tuple[int, list[list[int]]]:
     lines = read_lines(path)
     while lines and not lines[-1].strip():
         lines.pop()
-    try:
-        n_systems = int(lines[0].strip()) if lines else -1
-    except ValueError:
-        n_systems = -1
-    if n_systems < 1:
+    n_systems = integer(lines[0], signed=False) if lines else None        # ASCII digits only (peet_fast.io.numbers)
+    if n_systems is None or n_systems < 1:
         raise InputError(path, "not a GoToScorer weight file: the first line must be the number of systems", 1)
     rows = []
     for no, line in enumerate(lines[1:], 2):
-        try:
-            row = [int(x) for x in line.split()]
-        except ValueError:
-            raise InputError(path, f"expected integers (systems correcting each chunk), got {line[:40]!r}",
-                             no) from None
+        row = [integer(x) for x in line.split()]
+        if None in row:
+            raise InputError(path, f"expected integers (systems correcting each chunk), got {line[:40]!r}", no)
         if any(not 0 <= x <= n_systems for x in row):
             raise InputError(path, f"a count outside 0..{n_systems}", no)
         rows.append(row)
     if len(rows) != sentences:
-        raise InputError(path, f"weights for {len(rows)} sentences, but the test set has {sentences}")
+        raise InputError(path, f"weights for {plural(len(rows), 'sentence')}, but the test set has {sentences}")
     return n_systems, rows
 
 
@@ -244,7 +239,7 @@ class GoToScorer(Metric):
         n = len(data.sources)
         for k, h in enumerate(hyps):
             if len(h) != n:
-                raise InputError("gotoscorer", f"system {k + 1} has {len(h)} lines, the test set {n}")
+                raise InputError("gotoscorer", f"system {k + 1} has {plural(len(h), 'line')}, the test set {n}")
         out = []
         if not hyps:
             return out
@@ -275,7 +270,7 @@ class GoToScorer(Metric):
                 lines = read_lines(s) if isinstance(s, (str, os.PathLike)) else list(s)
                 if len(lines) != len(data.sources):
                     where = os.fspath(s) if isinstance(s, (str, os.PathLike)) else "weight_systems"
-                    raise InputError(where, f"{len(lines)} lines, but the test set has {len(data.sources)}")
+                    raise InputError(where, f"{plural(len(lines), 'line')}, but the test set has {len(data.sources)}")
                 systems.append(lines)
             evaluations = self.evaluations(systems, data)
         if not evaluations:
@@ -319,7 +314,7 @@ class GoToScorer(Metric):
         n = len(data.sources)
         for k, h in enumerate(hyps):
             if len(h) != n:
-                raise InputError("gotoscorer", f"system {k + 1} has {len(h)} lines, the test set {n}")
+                raise InputError("gotoscorer", f"system {k + 1} has {plural(len(h), 'line')}, the test set {n}")
         if not 0 <= self.ref_id < len(data.references):
             raise InputError("gotoscorer", f"ref_id {self.ref_id}: there are {len(data.references)} reference sets")
         refs = [list(sent.get(self.ref_id, ())) for sent in self._errant.reference_sentences(data)]

@@ -125,11 +125,11 @@ def _target_major(sides) -> list[tuple[int, int, int]]:
 def check_para_sources(path: str, sources, other_path: str, other_sources, what: str) -> None:
     """Refuse (InputError naming `path` and line) two ChERRANT parallel files whose line counts differ or whose
     sources differ on a line (whitespace ignored, as ChERRANT ignores it); `what` names the two in the message."""
-    from peet_fast.io import InputError
+    from peet_fast.io import InputError, plural
 
     if len(sources) != len(other_sources):
-        raise InputError(path, f"{what} differ in line count ({path}: {len(sources)} lines, {other_path}: "
-                               f"{len(other_sources)} lines)")
+        raise InputError(path, f"{what} differ in line count ({path}: {plural(len(sources), 'line')}, "
+                               f"{other_path}: {plural(len(other_sources), 'line')})")
     for k, (a, b) in enumerate(zip(sources, other_sources), 1):
         if "".join(a.split()) != "".join(b.split()):
             raise InputError(path, f"source differs from {other_path}:{k} ({a[:40]!r} vs {b[:40]!r})", k)

@@ -28,10 +28,19 @@ def _one_line(capsys, *parts):
 
 # --- m2scorer ------------------------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("beta", ["nan", "inf", "-inf", "-1", "-0.5"])
+def _status(argv) -> int:
+    """main's exit status, argparse's refusals (SystemExit) included."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.mark.parametrize("beta", ["nan", "inf", "-inf", "-1", "-0.5", "1e999"])
 def test_m2scorer_refuses_a_beta_that_is_not_a_weight(capsys, beta):
-    assert main(["m2scorer", f"--beta={beta}", str(M2 / "cases.txt"), str(M2 / "cases.m2")]) == 2
-    _one_line(capsys, "--beta: ", beta)
+    """Not finite (nan, inf, 1e999) or negative: refused by m2scorer's own check, naming --beta."""
+    assert _status(["m2scorer", f"--beta={beta}", str(M2 / "cases.txt"), str(M2 / "cases.m2")]) == 2
+    _one_line(capsys, "--beta: ", beta if beta != "1e999" else "inf")
 
 
 def test_m2scorer_refuses_a_negative_max_unchanged_words(capsys):
@@ -151,3 +160,134 @@ def test_resamples_at_the_bound_are_drawn_in_blocks():
     sizes = [(lo, hi, idx.shape) for lo, hi, idx in bootstrap_blocks(n, MAX_RESAMPLES, 0)]
     assert sizes[0][0] == 0 and sizes[-1][1] == MAX_RESAMPLES
     assert all(shape == (hi - lo, n) and shape[0] * n <= _BLOCK_CELLS for lo, hi, shape in sizes)
+
+
+# --- one reader of numbers (issue 43, point 2) ---------------------------------------------------------------------
+# Every number read from a file or a command-line value goes through peet_fast.io.numbers: ASCII digits only. Python's
+# float() and int() also read `1_5` (15), Arabic-Indic and full-width digits (٧٣, ７３: 73) and `nan`: each reader
+# below is given such a string and must refuse it in one line naming the file (and line) or the option.
+
+from hypothesis import given, strategies as st  # noqa: E402
+
+from peet_fast.io import InputError, decimal, integer  # noqa: E402
+
+NON_ASCII_DIGITS = "٠١٢٣٤٥٦٧٨٩۳०३০৩੩૩୩௩౩೩൩๓໓༣၃០᠐３𝟑"
+BAD = ["1_5", "0_3", "٧٣", "７３", "٣", "1٣", "nan", "inf", "-inf", "Infinity", "0x10", "1,5", "", " ", "1 5",
+       "+-1", "١.٥", "1e٣", "²", "½"]
+
+
+def _weird_numbers():
+    digit = st.sampled_from("0123456789")
+    odd = st.sampled_from(list(NON_ASCII_DIGITS) + ["_"])
+    plain = st.lists(digit, min_size=1, max_size=6).map("".join)
+    return st.tuples(st.sampled_from(["", "-"]), plain, odd, plain, st.sampled_from(["", "."])).map(
+        lambda t: t[0] + t[1] + t[4] + t[2] + t[3])
+
+
+@given(_weird_numbers())
+def test_any_underscore_or_non_ascii_digit_is_refused_by_the_reader(text):
+    assert decimal(text) is None and integer(text) is None
+
+
+@given(st.floats(allow_nan=False, allow_infinity=False), st.sampled_from(["r", "e", "f", "g"]))
+def test_ascii_decimals_read_as_pythons_float(x, how):
+    text = {"r": repr(x), "e": f"{x:e}", "f": f"{x:.6f}", "g": f"{x:g}"}[how]
+    assert decimal(text) == float(text)
+    assert decimal(f"  {text}\n") == float(text)
+
+
+@given(st.integers(min_value=-10 ** 30, max_value=10 ** 30))
+def test_ascii_integers_read_as_pythons_int(n):
+    assert integer(str(n)) == n and integer(f"+{n}" if n >= 0 else str(n)) == n
+    assert integer(str(abs(n)), signed=False) == abs(n) and (n <= 0 or integer(f"+{n}", signed=False) is None)
+
+
+@pytest.mark.parametrize("text", BAD)
+def test_the_reader_refuses_what_python_reads_loosely(text):
+    assert decimal(text) is None and integer(text) is None
+
+
+@given(_weird_numbers())
+def test_every_file_reader_refuses_such_a_number(text):
+    """The human scores CSV, SEEDA's score files, a GoToScorer weight file, an M2 span, a training TSV's time and
+    the judgments' src-id and rank: each refuses the string, naming the file (and its line)."""
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        _check_every_reader(Path(d), text)
+
+
+def _refused(where, call, *parts):
+    with pytest.raises(InputError) as err:
+        call()
+    assert err.value.path == str(where), str(err.value)
+    for part in parts:
+        assert part in str(err.value)
+
+
+def _check_every_reader(d, text):
+    from peet_fast.evaluation.inputs import read_human_csv
+    from peet_fast.formats.m2 import read_m2
+    from peet_fast.meta_eval.human.judgments import read_judgments
+    from peet_fast.meta_eval.metric.data import _numbers
+    from peet_fast.metrics.gotoscorer import read_weight_file
+
+    csv = d / "h.csv"
+    csv.write_text(f"system,score\na,0.1\nb,{text}\nc,0.3\n", encoding="utf-8")
+    _refused(csv, lambda: read_human_csv(str(csv), ["a", "b", "c"]), ":3:")
+    scores = d / "EW_sent.txt"
+    scores.write_text(f"0.1\n{text}\n0.3\n", encoding="utf-8")
+    _refused(scores, lambda: _numbers(str(scores), 3), ":2:")
+    weights = d / "w.txt"
+    weights.write_text(f"3\n1 {text} 2\n", encoding="utf-8")
+    _refused(weights, lambda: read_weight_file(str(weights), 1), ":2:")
+    weights.write_text(f"{text}\n1 0 2\n", encoding="utf-8")
+    _refused(weights, lambda: read_weight_file(str(weights), 1), ":1:")
+    m2 = d / "g.m2"
+    m2.write_text(f"S a b c\nA 0 {text}|||R:NOUN|||x|||REQUIRED|||-NONE-|||0\n\n", encoding="utf-8")
+    _refused(m2, lambda: read_m2(str(m2)), ":2:")
+    xml = d / "j.xml"
+    xml.write_text(f'<set><ranking-item id="1" src-id="{text}" user="u"><translation rank="1" system="a"/>'
+                   '<translation rank="2" system="b"/></ranking-item></set>\n', encoding="utf-8")
+    with pytest.raises(InputError) as err:
+        read_judgments(str(xml))
+    assert str(xml) in str(err.value)
+
+
+def test_the_training_reader_refuses_such_a_time(tmp_path):
+    from peet_fast.jobs.annotated import _parse_time
+
+    for text in BAD:
+        with pytest.raises(InputError, match="is not a number|not a finite"):
+            _parse_time(text, "tsv", str(tmp_path / "t.tsv"), 0, "seconds")
+    assert _parse_time(" 12.5 ", "tsv", str(tmp_path / "t.tsv"), 0, "seconds") == 12.5
+
+
+def test_the_issues_csv_case_is_refused_not_misread(tmp_path, capsys):
+    """`weak,1_5` was read as 15 and flipped Spearman from -1 to +0.5; now `rank --human` refuses it in one line."""
+    for name, text in (("strong.txt", "a b\n"), ("mid.txt", "a c\n"), ("weak.txt", "d e\n"), ("r.txt", "a b\n")):
+        (tmp_path / name).write_text(text)
+    for bad in ("1_5", "٧٣", "７３"):
+        (tmp_path / "h.csv").write_text(f"system,score\nstrong,3\nmid,2\nweak,{bad}\n", encoding="utf-8")
+        assert main(["rank", "--metric", "wer", "--hyp", *(str(tmp_path / f"{s}.txt") for s in ("strong", "mid",
+                     "weak")), "--ref", str(tmp_path / "r.txt"), "--human", str(tmp_path / "h.csv")]) == 2
+        _one_line(capsys, f"{tmp_path / 'h.csv'}:4:", "is not a number")
+
+
+@pytest.mark.parametrize("value", ["1_0", "٣", "７", "1e3", "abc", "10.0"])
+@pytest.mark.parametrize("command", [["rank", "--bootstrap"], ["meta-eval", "--window"], ["gleu", "--iter"]])
+def test_typed_options_read_ascii_integers_only(capsys, command, value):
+    with pytest.raises(SystemExit) as exc:
+        main([*command, value])
+    assert exc.value.code == 2
+    _one_line(capsys, f"argument {command[1]}: invalid int value: {value!r}")
+
+
+@pytest.mark.parametrize("value", ["0_5", "٠.٥", "０.５", "1,5", "0x1", "half"])
+def test_typed_float_options_read_ascii_decimals_only(capsys, value):
+    """(nan and inf are read as Python reads them, for the option's own check to refuse: the beta test above.)"""
+    with pytest.raises(SystemExit) as exc:
+        main(["m2scorer", "--beta", value, "h.txt", "g.m2"])
+    assert exc.value.code == 2
+    _one_line(capsys, f"argument --beta: invalid float value: {value!r}")

@@ -33,7 +33,7 @@ def huge(tmp_path_factory):
 
 
 # a progress line (cli/_progress.py), which a run over the progress interval writes before the error on a busy machine
-PROGRESS_LINE = re.compile(r"\S.*: [\d,]+(/[\d,]+)? \w+ \([\d,.]+/s, .*\)")
+PROGRESS_LINE = re.compile(r"\S.*: [\d,]+(/[\d,]+)? \w+ \([\d,.]+/s, .*\)|\S.* \((in )?\d+:\d\d:\d\d( so far)?\)")
 
 
 def error_line(err: str, command: str) -> str:

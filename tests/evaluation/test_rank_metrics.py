@@ -347,7 +347,7 @@ def test_rank_gold_m2_line_count(gold_files, tmp_path, run_cli):
     short = tmp_path / "short.txt"
     short.write_text("He went to school yesterday .\n", "utf-8")
     rc, _, err = run_cli("rank", "--hyp", short, "--ref", gold_files / "gold.m2", "--metric", "wer")
-    assert rc == 2 and f"{short}: has 1 lines but the gold M2" in err and "3 sentence blocks" in err
+    assert rc == 2 and f"{short}: has 1 line but the gold M2" in err and "3 sentence blocks" in err
 
 
 # --- any registered metric flows through rank, --summary, report and compare ---------------------------------------

@@ -300,8 +300,13 @@ def test_ctrl_c_interrupts_a_long_compiled_batch():
     o, c = Annotator(spacy_model=SPACY_MODEL).parse(["He go to school every days and she like it very much .",
                                                      "He goes to school every day and she likes it very much ."])
     n = 2_000_000
+    # Python's own SIGINT handler for the test, whatever the suite's (one started with & from a script ignores SIGINT)
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
-    timer.start()
-    with pytest.raises(KeyboardInterrupt):
-        annotate.annotate_codes([o] * n, [c] * n, False, "rules", LABEL_IDS)
-    timer.join()
+    try:
+        timer.start()
+        with pytest.raises(KeyboardInterrupt):
+            annotate.annotate_codes([o] * n, [c] * n, False, "rules", LABEL_IDS)
+    finally:
+        timer.join()
+        signal.signal(signal.SIGINT, previous)

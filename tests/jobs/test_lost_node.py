@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +22,10 @@ from conftest import FIXTURES, SPACY_MODEL
 
 pytest.importorskip("ray")
 REPO = Path(__file__).resolve().parents[2]
+# the notice of a lost actor: its node, and its shard handed on (or, lost while it loaded, its worker replaced)
+RAY_INFO = re.compile(r"\d{4}-\d\d-\d\d [\d:,]+\tINFO ")
+NOTICE = re.compile(r"peet-fast featurize: node \S+ \([0-9a-f]{8}\) lost: (its shard \d+ handed to another worker|"
+                    r"its worker replaced)")
 
 SCRIPT = r'''
 import contextlib, json, os, signal, sys, time
@@ -80,11 +85,15 @@ cluster.wait_for_nodes()
 ray.init(address=cluster.address, log_to_driver=False)
 run_job(spec(), f"{work}/one", LocalRunner())
 
-# 1. two actors, one on each node; the second node is lost: its shard goes to the first actor
-runner = LosesNode(2)
+# 1. no number of workers: one actor per CPU of the cluster, one on each node; the second node is lost: its shard
+# goes to the first actor
+runner = LosesNode(None)
 runner.node = second
 run_job(spec(), f"{work}/two", runner)
 report["lost_two"] = runner.lost
+report["workers_two"] = runner.workers
+report["where_two"] = runner.where
+print("-- part 2 --", file=sys.stderr, flush=True)
 
 # 2. one actor, on a third node; the head's CPU held by another actor: the lost actor cannot be replaced
 @ray.remote(num_cpus=1)
@@ -116,6 +125,7 @@ report["kept"] = len(json.load(open(f"{work}/stopped/_manifest.json"))["shards"]
 report["lost_stopped"] = runner.lost
 
 # 3. the CPU is free again: the same job resumes
+print("-- part 3 --", file=sys.stderr, flush=True)
 ray.kill(hold)
 run_job(spec(), f"{work}/stopped", RayRunner(1))
 open(f"{work}/report.json", "w").write(json.dumps(report))
@@ -140,6 +150,21 @@ def lost_node_run(work: Path) -> list[str]:
     report = json.loads((work / "report.json").read_text())   # (stdout carries Ray's own lines)
     one = pq.read_table(work / "one")
     wrong = []
+    # one actor per CPU of the two-node cluster where no number of workers is given, and the label says so
+    if report["workers_two"] != 2 or not re.fullmatch(r"2 workers: one per CPU of the cluster at \S+:\d+",
+                                                       report["where_two"] or ""):
+        wrong.append(f"one per CPU: {report}")
+    # a lost node is one notice of ours per lost actor, naming the node and its shard; none of Ray's raylet dumps
+    first, _, second = run.stderr.partition("-- part 2 --\n")
+    second = second.partition("-- part 3 --\n")[0]
+    for part, lost in ((first, report["lost_two"]), (second, report["lost_stopped"])):
+        # (the script's own ray.init logs INFO lines of Ray's, before the job)
+        lines = [ln for ln in part.splitlines() if ln.strip() and not RAY_INFO.match(ln)]
+        ours = [ln for ln in lines if NOTICE.fullmatch(ln)]
+        if len(ours) != lost or len(lines) != lost:
+            wrong.append(f"{lost} actors lost, stderr: {lines[:30]}")
+    if "state-dump" in run.stderr or "Raylet is terminated" in run.stderr:
+        wrong.append("Ray's raylet dump reached the terminal")
     # 1. the second node was lost mid-job: the job went on on the first and its output is that of one process.
     # (Whether the lost node's actor had a shard in flight at that moment, report["lost_two"], depends on the
     # machine's load, so it is not required here; tests/jobs/test_distributed.py's killed-worker test hands a dead
@@ -149,9 +174,11 @@ def lost_node_run(work: Path) -> list[str]:
     # 2. no CPU for a replacement: one line, the finished shards kept, progress heard while it waited
     if report["lost_stopped"] < 1 or not 1 <= report["kept"] < 10 or report["heard_after_loss"] < 1:
         wrong.append(f"no CPU left: {report}")
+    kept = report["kept"]
     if report["stopped"] != (
             "1 Ray worker lost (a node left the cluster, or a worker process was killed) and none could be replaced "
-            "within 10 s: no CPU left for them; finished shards are kept: run the same command again to resume"):
+            f"within 10 s: no CPU left for them; {kept} finished shard{'s are' if kept != 1 else ' is'} kept: run the "
+            "same command again to resume"):
         wrong.append(f"no CPU left, the line: {report['stopped']!r}")
     # 3. resumed: the output of one process
     if not pq.read_table(work / "stopped").equals(one):

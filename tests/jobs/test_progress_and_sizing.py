@@ -230,7 +230,9 @@ def test_interrupted_by_sigint_after_the_first_shard_keeps_it_and_resumes_exactl
     out = tmp_path / "job"
     argv = [sys.executable, "-m", "peet_fast.cli", *featurize_args(tmp_path, out, "--workers", "1")]
     env = {**os.environ, "PYTHONPATH": str(repo)}
-    proc = subprocess.Popen(argv, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    # SIGINT at its default in the child, whatever the suite's (a suite started with & from a script ignores it)
+    proc = subprocess.Popen(argv, cwd=repo, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         deadline = time.monotonic() + 600                          # (only a bound against hanging for ever)
         while proc.poll() is None and not list(out.glob("part-*.parquet")) and time.monotonic() < deadline:

@@ -15,12 +15,18 @@ import pytest
 from conftest import SPACY_MODEL
 
 from peet_fast.cli import main
-from peet_fast.jobs.raystart import NO_USER_CLUSTER, user_cluster
+from peet_fast.jobs.raystart import no_user_cluster, user_cluster
 
 REPO = Path(__file__).resolve().parents[2]
-LINE = ("peet-fast featurize: error: --ray-address auto: no Ray cluster was started on this machine (`ray start`) and "
-        "RAY_ADDRESS is not set (a local Ray instance another run started for itself is never joined); to run on this "
-        "machine instead, give --workers N without --ray-address")
+
+
+def line(raytmp) -> str:
+    """The refusal, where Ray's temp directory is raytmp (RAY_TMPDIR)."""
+    return (f"peet-fast featurize: error: --ray-address auto: no Ray cluster is recorded in "
+            f"{raytmp}/ray/ray_current_cluster (where `ray start` records the cluster it starts; one started with "
+            f"`ray start --temp-dir DIR` is recorded in DIR instead: give its address, HOST:PORT) and RAY_ADDRESS is "
+            f"not set (a local Ray instance another run started for itself is never joined); to run on this machine "
+            f"instead, give --workers N without --ray-address")
 
 
 def test_the_library_names_its_parameters_the_command_line_its_flags():
@@ -29,10 +35,10 @@ def test_the_library_names_its_parameters_the_command_line_its_flags():
     from peet_fast.cli._common import error_line
     from peet_fast.jobs import WorkerError
 
-    library = str(WorkerError(NO_USER_CLUSTER))
+    library = str(WorkerError(no_user_cluster()))
     assert library.startswith("ray_address auto: no Ray cluster") and "give workers N without ray_address" in library
-    assert "--" not in library
-    assert error_line(WorkerError(NO_USER_CLUSTER)) == (1, LINE.removeprefix("peet-fast featurize: error: "))
+    assert "--ray" not in library and "--workers" not in library
+    assert error_line(WorkerError(no_user_cluster()))[0] == 1
 
 
 @pytest.fixture
@@ -71,7 +77,7 @@ def test_auto_without_a_users_cluster_is_one_line_and_never_calls_ray_init(tmp_p
     rc = main(["featurize", "--hyp", str(tmp_path / "a.txt"), "--ref", str(tmp_path / "a.txt"), "--out",
                str(tmp_path / "job"), "--ray-address", "auto", "--spacy-model", SPACY_MODEL])
     assert rc == 1
-    assert capsys.readouterr().err.splitlines() == [LINE]
+    assert capsys.readouterr().err.splitlines() == [line(no_recorded_cluster)]
     assert not (tmp_path / "job").exists()
 
 
@@ -97,7 +103,7 @@ def test_auto_never_joins_the_private_instance_of_another_run(tmp_path):
                               "--out", "job", "--ray-address", "auto", "--spacy-model", SPACY_MODEL],
                              cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=900)
         assert run.returncode == 1, run.stderr[-3000:]
-        assert [ln for ln in run.stderr.splitlines() if ln.strip()] == [LINE]
+        assert [ln for ln in run.stderr.splitlines() if ln.strip()] == [line(tmp_path / "raytmp")]
         assert not (tmp_path / "job").exists()
     finally:
         holder.stdin.close()                      # the holder exits; its watchdog stops its instance
@@ -106,3 +112,29 @@ def test_auto_never_joins_the_private_instance_of_another_run(tmp_path):
         except subprocess.TimeoutExpired:
             holder.send_signal(signal.SIGKILL)
             holder.wait()
+
+
+def test_a_port_out_of_range_is_refused_up_front(tmp_path, capsys):
+    """`--ray-address 127.0.0.1:99999` used to pass validation and end as 'Connection refused', exit 1: now one line
+    naming the option, exit 2, nothing written (Ray is never started)."""
+    (tmp_path / "a.txt").write_text("He go home .\n")
+    for address, port in (("127.0.0.1:99999", "99999"), ("ray://head:0", "0")):
+        rc = main(["featurize", "--hyp", str(tmp_path / "a.txt"), "--ref", str(tmp_path / "a.txt"), "--out",
+                   str(tmp_path / "job"), "--ray-address", address, "--spacy-model", SPACY_MODEL])
+        assert rc == 2
+        assert capsys.readouterr().err.splitlines() == [
+            f"peet-fast featurize: error: --ray-address: port {port} is out of range (1-65535) in {address!r}"]
+        assert not (tmp_path / "job").exists()
+
+
+def test_workers_on_a_cluster_default_to_one_per_cpu_and_cap_it():
+    """Without workers, a cluster's runner sizes itself to the cluster's CPUs when it joins (per_cpu; the two-node
+    case: tests/jobs/test_lost_node.py, the command line's: tests/jobs/test_lost_head.py); given, it is the number of
+    actors; without a cluster, None is this process."""
+    from peet_fast.jobs import LocalRunner, RayRunner, runner_for
+
+    joined = runner_for(None, "127.0.0.1:6379")
+    assert isinstance(joined, RayRunner) and joined.per_cpu
+    capped = runner_for(3, "127.0.0.1:6379")
+    assert not capped.per_cpu and capped.workers == 3
+    assert isinstance(runner_for(None), LocalRunner) and isinstance(runner_for(1), LocalRunner)

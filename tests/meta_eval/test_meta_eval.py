@@ -31,7 +31,9 @@ from peet_fast.meta_eval.metric import system as SY
 
 HERE = Path(__file__).parent
 FIXTURES = HERE.parent / "fixtures" / "meta_eval"
-GECM_PYTHON = Path(os.environ.get("PEET_FAST_GECM_VENV", "/work/venv-gecm")) / "bin" / "python"
+# gec-metrics' venv: $PEET_FAST_GECM_VENV, else ../venv-gecm beside the repository (as tests/metrics/gecm.py finds it)
+GECM_VENV = Path(os.environ.get("PEET_FAST_GECM_VENV") or HERE.parents[1] / ".." / "venv-gecm")
+GECM_PYTHON = GECM_VENV / "bin" / "python"
 
 
 def _gecm_ready() -> bool:
@@ -43,7 +45,8 @@ def _gecm_ready() -> bool:
     return subprocess.run([str(GECM_PYTHON), "-c", probe], capture_output=True).returncode == 0
 
 
-needs_gecm = pytest.mark.skipif(not _gecm_ready(), reason=f"gec-metrics' venv not found at {GECM_PYTHON.parent.parent}")
+needs_gecm = pytest.mark.skipif(not _gecm_ready(), reason="gec-metrics' venv not found (set PEET_FAST_GECM_VENV, "
+                                "or make ../venv-gecm beside the checkout)")
 
 
 @pytest.fixture(scope="module")

@@ -176,7 +176,7 @@ def _bad(capsysbinary, tmp_path, gold_text: str, hyp_text: str) -> tuple[int, st
 def test_bad_line_count(capsysbinary, tmp_path):
     status, line = _bad(capsysbinary, tmp_path, "S a b\n\nS c d\n\n", "a b\n")
     assert status == 2
-    assert "hyp.txt: 1 lines, but the gold" in line and "2 sentences" in line
+    assert "hyp.txt: 1 line, but the gold" in line and "2 sentences" in line
 
 
 @pytest.mark.parametrize("a_line, what", [

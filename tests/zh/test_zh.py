@@ -234,7 +234,7 @@ def test_bad_input_refused(tmp_path, capsys):
     (tmp_path / "c.txt").write_text("我\n", encoding="utf-8")
     assert main(["m2", "--lang", "zh", "-orig", str(tmp_path / "o.txt"), "-cor", str(tmp_path / "c.txt"),
                  "-out", str(out)]) == 2
-    assert "c.txt: 1 lines" in capsys.readouterr().err and not out.exists()
+    assert "c.txt: 1 line" in capsys.readouterr().err and not out.exists()
     (tmp_path / "p.txt").write_text("1\t我\t你\n2\t他\n", encoding="utf-8")
     assert main(["m2", "--lang", "zh", "-para", str(tmp_path / "p.txt"), "-out", str(out)]) == 2
     assert "p.txt:2" in capsys.readouterr().err and not out.exists()

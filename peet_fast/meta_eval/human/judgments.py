@@ -35,7 +35,7 @@ from typing import Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, read_lines, shown
+from peet_fast.io import InputError, integer, read_lines, shown
 from peet_fast.io.read import read_blocks
 
 RANKS = range(1, 6)
@@ -267,8 +267,8 @@ class _Items(Sequence):
 def _integer(text: str | None) -> int | None:
     """A count written as ASCII digits alone (spaces around allowed): no sign, no underscore, no other script's
     digits; None otherwise."""
-    text = (text or "").strip(" \t\r\n")
-    return int(text) if text.isascii() and text.isdigit() and len(text) <= 18 else None
+    value = integer(text, signed=False)               # peet_fast.io.numbers: the one reader of numbers
+    return value if value is not None and value < 10 ** 18 else None
 
 
 class _Reader:

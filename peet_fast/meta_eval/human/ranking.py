@@ -11,7 +11,7 @@ import numpy as np
 from peet_fast.io import InputError
 from peet_fast.meta_eval.human.clusters import cluster_numbers, range_text, rank_ranges, run_ranks
 from peet_fast.meta_eval.human.expected_wins import bootstrap_expected_wins, expected_wins
-from peet_fast.meta_eval.human.judgments import Judgments, read_judgments
+from peet_fast.meta_eval.human.judgments import TIE, Judgments, read_judgments
 from peet_fast.meta_eval.human.trueskill import gjg15_runs
 
 METHODS = ("ew", "ts")
@@ -71,6 +71,19 @@ def check_options(method: str, bootstrap: int, seed: int, resample: str, confide
         raise InputError("confidence", "must be in (0, 1]")
 
 
+def judged_pairs(judgments: Judgments, systems: Sequence[str]):
+    """judgments.pairs(systems), refused (InputError naming the file) when it holds no pair the annotators ranked
+    apart: no pairwise judgment at all, or only ties (no system ranked above another: every figure of it would be
+    undefined or a constant)."""
+    pairs = judgments.pairs(systems)
+    if len(pairs) == 0:
+        raise InputError(judgments.path, "no pairwise judgment among the systems ranked")
+    if not (pairs.outcome != TIE).any():
+        raise InputError(judgments.path, f"all {len(pairs):,} pairwise judgments among the systems ranked are ties: "
+                                         "no system is ranked above another")
+    return pairs
+
+
 def human_rank(judgments: str | os.PathLike | Judgments, method: str = "ew", bootstrap: int = 1000, seed: int = 0,
                systems: Sequence[str] | None = None, resample: str = "pairs", confidence: float = 0.95,
                ties: bool = False) -> HumanRanking:
@@ -86,9 +99,7 @@ def human_rank(judgments: str | os.PathLike | Judgments, method: str = "ew", boo
     names = judgments.check_systems(systems) if systems is not None else list(judgments.systems)
     if len(names) < 2:
         raise InputError("systems", "give at least two systems to rank")
-    pairs = judgments.pairs(names)
-    if len(pairs) == 0:
-        raise InputError(judgments.path, "no pairwise judgment among the systems ranked")
+    pairs = judged_pairs(judgments, names)
     if method == "ts":
         compared = np.zeros(len(pairs.systems), dtype=bool)
         compared[pairs.first] = compared[pairs.second] = True

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import math
 import os
-import re
 from dataclasses import dataclass, field
 
-from peet_fast.io import InputError, read_lines, shown
+from peet_fast.io import InputError, decimal, plural, read_lines, shown
 from peet_fast.meta_eval.human.judgments import read_judgments
 
 SEEDA_SYSTEMS = ("BART", "BERT-fuse", "GECToR-BERT", "GECToR-ens", "GPT-3.5", "INPUT", "LM-Critic", "PIE", "REF-F",
@@ -65,6 +64,7 @@ class Dataset:
     judgments: dict
     gold: list = field(repr=False, default=None)
     gold_path: str | None = None
+    tie_order: list | None = None        # the sentence level's tie order (meta_eval.metric.sentence); None: systems
 
     @property
     def human_names(self) -> tuple:
@@ -145,7 +145,7 @@ def load_seeda(root: str, gold_path: str, system_set: str = "base") -> Dataset:
         path = os.path.join(subset, f"{s}.txt")
         hyps[s] = read_output(path)
         if len(hyps[s]) != len(lines):
-            raise InputError(path, f"has {len(hyps[s])} lines; the judgments name {len(lines)} sources")
+            raise InputError(path, f"has {plural(len(hyps[s]), 'line')}; the judgments name {len(lines)} sources")
     sources = hyps["INPUT"] if "INPUT" in systems else hyps.pop("INPUT")
     check_sources(os.path.join(subset, "INPUT.txt"), sources, blocks, lines, gold_path)
     human = {}
@@ -170,7 +170,8 @@ def load_gjg15(root: str, gold_path: str, system_set: str = "all") -> Dataset:
         path = os.path.join(data, "original", "official_submissions", s)
         hyps[s] = read_output(path)
         if len(hyps[s]) != n:
-            raise InputError(path, f"has {len(hyps[s])} lines but the gold M2 {gold_path} has {n} sentence blocks")
+            raise InputError(path, f"has {plural(len(hyps[s]), 'line')} but the gold M2 {gold_path} has {n} sentence "
+                                   "blocks")
     check_sources(os.path.join(data, "original", "official_submissions", "INPUT"), hyps["INPUT"], blocks,
                   list(range(n)), gold_path)
     rankings = read_judgments(_bounded(os.path.join(data, "judgments.xml")), 0, n, GJG_SYSTEMS)
@@ -200,20 +201,19 @@ def load(name: str, root: str, gold_path: str, system_set: str | None = None) ->
     raise InputError("data", f"unknown dataset {name!r}; choose from {', '.join(DATASETS)}")
 
 
-# a human score: a plain decimal number (digits with an optional point and exponent), finite; no nan, inf, 0_5
-_NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
-
-
 def _numbers(path: str, count: int) -> list[float]:
     if not os.path.isfile(path):
         raise InputError(path, "no such file (human system scores)")
     rows = [(k, x.strip()) for k, x in enumerate(read_lines(path), 1) if x.strip()]
     if len(rows) != count:
-        raise InputError(path, f"has {len(rows)} scores; expected {count}, one per system in alphabetical order")
+        raise InputError(path, f"has {plural(len(rows), 'score')}; expected {count}, one per system in alphabetical "
+                               "order")
     out = []
     for k, x in rows:
-        value = float(x) if _NUMBER.fullmatch(x) else math.nan
-        if not math.isfinite(value):
+        value = decimal(x)              # a plain decimal number (peet_fast.io.numbers), finite: no nan, inf, 0_5
+        if value is None or not math.isfinite(value):
             raise InputError(path, f"{shown(x)!r} is not a finite decimal number", line=k)
         out.append(value)
+    if len(set(out)) == 1:
+        raise InputError(path, f"every system has the same score ({out[0]!r}): no ranking to correlate with")
     return out

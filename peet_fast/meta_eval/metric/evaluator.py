@@ -20,7 +20,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, plural
+from peet_fast.io import arguments as A
 from peet_fast.languages import PairMemo
 from peet_fast.meta_eval.metric import data as D
 from peet_fast.meta_eval.metric import sentence as SL
@@ -202,7 +203,8 @@ class MetaEval:
         for s in self.systems:
             row = np.asarray(scores[s], dtype=np.float64).reshape(-1)
             if len(row) != n:
-                raise InputError("scores", f"system {s!r} has {len(row)} sentence scores; the data has {n} sentences")
+                raise InputError("scores", f"system {s!r} has {plural(len(row), 'sentence score')}; the data has "
+                                           f"{n} sentences")
             rows.append(row)
         sentence = np.stack(rows)
         return Scored("scores", 1.0, dict(zip(self.systems, SY.aggregate(sentence, "mean").tolist())), sentence)
@@ -226,9 +228,14 @@ class MetaEval:
             self._aggregated[key] = scores
         return dict(self._aggregated[key])
 
+    @property
+    def tie_order(self) -> list:
+        """The systems in the order whose earlier one loses a metric tie (meta_eval.metric.sentence; own.load_own)."""
+        return [s for s in self.dataset.tie_order or self.systems if s in set(self.systems)]
+
     def pairs(self, judgments: str) -> SL.Pairs:
         if judgments not in self._pairs:
-            self._pairs[judgments] = SL.human_pairs(self.dataset.judgments[judgments], self.systems)
+            self._pairs[judgments] = SL.human_pairs(self.dataset.judgments[judgments], self.systems, self.tie_order)
         return self._pairs[judgments]
 
     def _sentence_scores(self, metric) -> np.ndarray:
@@ -241,6 +248,7 @@ class MetaEval:
 
     def corr_system(self, metric, aggregation: str = "corpus", bootstrap: int = 0, seed: int = SG.DEFAULT_SEED):
         """{HUMAN: {"pearson", "spearman"}} (with bootstrap > 0 also "pearson_ci", "spearman_ci")."""
+        bootstrap, seed = SG.checked_resampling(bootstrap, seed)
         scores = self.system_scores(metric, aggregation)
         out = SY.corr_system(scores, self.human)
         if bootstrap:
@@ -268,6 +276,7 @@ class MetaEval:
 
     def window_analysis(self, metric, window: int = 4, aggregation: str = "corpus"):
         """{HUMAN: [{"from", "to", "systems", "pearson", "spearman"}, ...]} (meta_eval.system.window_analysis)."""
+        window = A.integer(window, "window", 1)
         scores = self.system_scores(metric, aggregation)
         try:
             return Result.of({name: SY.window_analysis(scores, h, window) for name, h in self.human.items()})
@@ -277,6 +286,7 @@ class MetaEval:
     def corr_sentence(self, metric, bootstrap: int = 0, seed: int = SG.DEFAULT_SEED):
         """{JUDG: {"accuracy", "kendall", "pairs", "ties", "tie_aware"}} (with bootstrap > 0 also "accuracy_ci",
         "kendall_ci": resampling ranking items)."""
+        bootstrap, seed = SG.checked_resampling(bootstrap, seed)
         scores = self._sentence_scores(metric)
         out = {}
         for j in self.dataset.judgment_names:
@@ -305,6 +315,7 @@ class MetaEval:
         """Whether `first` agrees with the humans more than `second`: per human score Williams' test on the
         Pearson correlations ({"t", "p"}); with bootstrap > 0, per judgments the paired-bootstrap p of the
         sentence accuracy (share of item resamples where first is not strictly above second)."""
+        bootstrap, seed = SG.checked_resampling(bootstrap, seed)
         a, b = self.system_scores(first, aggregation), self.system_scores(second, aggregation)
         systems = self.systems
         xa, xb = [a[s] for s in systems], [b[s] for s in systems]
@@ -328,6 +339,9 @@ class MetaEval:
         {system: score}}, "metrics": {NAME:
         {"higher_is_better", "system": {HUMAN: {...}}, "sentence": {JUDG: {...}}, "window": {HUMAN: [...]},
         "pairwise": {JUDG: [...]}}}, "comparisons": [...]}."""
+        bootstrap, seed = SG.checked_resampling(bootstrap, seed)
+        metrics = A.items(metrics, "metrics", "a list of metrics (names, Metric instances or scores)")
+        window = None if window is None else A.integer(window, "window", 1)
         d = self.dataset
         out: dict = {"data": d.name, "system_set": d.system_set, "systems": self.systems,
                      "sentences": len(self.sources), "aggregation": aggregation,
@@ -349,6 +363,8 @@ class MetaEval:
                 entry["window"] = self.window_analysis(m, window, aggregation)
             out["metrics"][name] = entry
             names.append((name, m))
+        if d.name == "own" and any("sentence" in e for e in out["metrics"].values()):     # the datasets': docs
+            out["tie_order"] = self.tie_order                      # a metric tie: a loss of the earlier system
         for i, (na, ma) in enumerate(names):
             for nb, mb in names[i + 1:]:
                 out["comparisons"].append({"metrics": [na, nb], **self.compare(ma, mb, aggregation, bootstrap, seed)})
@@ -400,6 +416,8 @@ def meta_eval(data: str | None = None, root: str | None = None, gold: str | None
     from peet_fast.meta_eval.metric.own import PARAMETERS
 
     spacy_model, batch_size = own.pop("spacy_model", None), own.pop("batch_size", 256)     # the pipeline's options
+    A.string(data, "data", none=True), A.string(system_set, "system_set", none=True)        # checked at the edge
+    A.string(spacy_model, "spacy_model", none=True), A.integer(batch_size, "batch_size", 1), A.boolean(share, "share")
     unknown = sorted(set(own) - set(PARAMETERS))
     if unknown:
         raise TypeError(f"meta_eval() got an unexpected keyword argument {unknown[0]!r}")

@@ -11,7 +11,7 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, shown
+from peet_fast.io import InputError, plural, shown
 
 PARAMETER = "scores"
 
@@ -38,7 +38,7 @@ def _sentence_row(system: str, value, n: int) -> np.ndarray:
         raise _bad(system, f"sentence score {k + 1} is {shown(repr(value[k]))}, not a number")
     row = row.astype(np.float64)
     if len(row) != n:
-        raise _bad(system, f"has {len(row)} sentence scores; the data has {n} sentences")
+        raise _bad(system, f"has {plural(len(row), 'sentence score')}; the data has {n} sentences")
     bad = np.flatnonzero(~np.isfinite(row))
     if len(bad):
         raise _bad(system, f"sentence score {int(bad[0]) + 1} is {row[bad[0]]}, not a finite number")

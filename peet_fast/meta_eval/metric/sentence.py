@@ -1,7 +1,9 @@
 """Sentence-level meta-evaluation: a metric's sentence scores against annotators' rankings of the same outputs.
 
 The pairs: for every ranking item (one annotator, one source), every two systems of the system set that the
-annotator ranked differently, the two taken in the dataset's system order (a before b, itertools.combinations).
+annotator ranked differently, the two taken in the tie order (a before b, itertools.combinations): SEEDA's and
+GJG15's system order as gec-metrics lists them (meta_eval.metric.data), for own data the systems' names sorted
+(or, asked for, the order the outputs were given in: meta_eval.metric.own).
 Pairs the annotator tied, and systems the item does not rank, are left out. The human says a is better when a's rank
 is smaller. Scores are higher-is-better (meta_eval.evaluator flips a lower-is-better metric's sign first).
 
@@ -30,7 +32,8 @@ import numpy as np
 @dataclass
 class Pairs:
     """The human-ordered pairs of a set of ranking items, as parallel int arrays: item (index into the items),
-    sentence, a, b (system indices, a < b), human (+1: a ranked better, -1: b better), rank_a, rank_b."""
+    sentence, a, b (system indices, a before b in the tie order), human (+1: a ranked better, -1: b better), rank_a,
+    rank_b."""
     item: np.ndarray
     sentence: np.ndarray
     a: np.ndarray
@@ -44,12 +47,14 @@ class Pairs:
         return len(self.item)
 
 
-def human_pairs(items: Sequence, systems: Sequence[str]) -> Pairs:
-    """The pairs of ranking items (human.judgments.RankingItem: .line, .ranks {system: rank}) over `systems`."""
+def human_pairs(items: Sequence, systems: Sequence[str], order: Sequence[str] | None = None) -> Pairs:
+    """The pairs of ranking items (human.judgments.RankingItem: .line, .ranks {system: rank}) over `systems` (a, b:
+    indices into it), a before b in `order` (the tie order: the same systems; None: systems' own order)."""
     index = {s: k for k, s in enumerate(systems)}
+    place = index if order is None else {s: k for k, s in enumerate(order)}
     rows = []
     for k, item in enumerate(items):
-        ranked = sorted((index[s], r) for s, r in item.ranks.items() if s in index)
+        ranked = [(index[s], r) for _, s, r in sorted((place[s], s, r) for s, r in item.ranks.items() if s in index)]
         for (a, ra), (b, rb) in itertools.combinations(ranked, 2):
             if ra != rb:
                 rows.append((k, item.line, a, b, 1 if ra < rb else -1, ra, rb))

@@ -53,6 +53,20 @@ def system_intervals(boot: np.ndarray, human: dict, systems: list) -> dict:
     return out
 
 
+def checked_resampling(bootstrap, seed) -> tuple[int, int]:
+    """bootstrap (0: none; at most MAX_RESAMPLES, refused before a (B, n) index array is drawn) and seed, checked at
+    the API's edge (InputError naming `bootstrap` or `seed`)."""
+    from peet_fast.io import InputError
+    from peet_fast.metrics.stats import MAX_RESAMPLES, MAX_SEED
+
+    for name, value, most in (("bootstrap", bootstrap, MAX_RESAMPLES), ("seed", seed, MAX_SEED)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+            raise InputError(name, f"{value!r} is not a non-negative integer")
+        if value > most:
+            raise InputError(name, f"at most {most:,}, not {value:,}")
+    return int(bootstrap), int(seed)
+
+
 def sentence_indices(n: int, resamples: int, seed: int = DEFAULT_SEED) -> np.ndarray:
     """(resamples, n) indices of the resampled units; InputError naming `bootstrap` or `seed` for a count or seed
     that is not a non-negative integer."""

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError
+from peet_fast.io import InputError, plural
 from peet_fast.metrics.base import EvalSet, Metric, register
 from peet_fast.metrics.config import Config, option
 from peet_fast.metrics.m2.gold import Gold, gold_from_blocks, gold_from_text_or_path, parse_gold, read_gold
@@ -82,7 +82,7 @@ def score_corpus(candidates: Sequence[str], gold: Gold, max_unchanged_words: int
     whose lattice is too large is an InputError naming system_path and its line; without system_path, the
     LatticeTooLarge itself (a LineTooLong, which the caller places: rank names the system file's line)."""
     if len(candidates) != len(gold.sources):
-        raise InputError(system_path or "<system>", f"{len(candidates)} lines, but the gold {gold.path} has "
+        raise InputError(system_path or "<system>", f"{plural(len(candidates), 'line')}, but the gold {gold.path} has "
                                       f"{len(gold.sources)} sentences")
     sqbeta = beta * beta
     stat_correct = stat_proposed = stat_gold = 0.0
