@@ -4,15 +4,14 @@ A metric is a registry name (peet_fast.metrics.base.get_metric), a Metric instan
 score}`` (system level only) or ``{system: [one score per sentence, in .hypotheses' order]}`` (both levels; the
 system score is then the aggregation of them, their mean by default). Plain scores are taken as higher-is-better.
 
-A metric of the registry scores each (system, sentence) of the dataset once: Metric.system_stats on all the systems
-at once; its system score is Metric.corpus_value of a system's statistics (the unrounded corpus figure) and its
-sentence scores Metric.sentence_scores of the same statistics. **Orientation**: every figure here is computed on
-scores where higher is better, so the sign of a lower-is-better metric (``higher_is_better = False``: peet's
-seconds, wer) is flipped first, and a metric agreeing with the humans correlates positively whatever its direction.
+A metric of the registry scores each (system, sentence) of the dataset once: Metric.system_stats on all the systems at
+once; its system score is Metric.corpus_value of a system's statistics (the unrounded corpus figure) and its sentence
+scores Metric.sentence_scores of the same statistics. **Orientation**: every figure here is computed on scores where
+higher is better, so the sign of a lower-is-better metric (``higher_is_better = False``: peet's seconds, wer) is
+flipped first, and a metric agreeing with the humans correlates positively whatever its direction.
 
 Results are attribute-style dicts (:class:`Result`) keyed as the `--summary` JSON: ``corr_system(m).ew_sent.pearson``,
-``corr_sentence(m).sent.accuracy``, ``window_analysis(m, 4).ts_edit[0].spearman``,
-``pairwise_analysis(m).sent[0].accuracy``."""
+``corr_sentence(m).sent.accuracy``, ``window_analysis(m, 4).ts_edit[0].spearman``, ``pairwise_analysis(m).sent[0]``."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -20,8 +19,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from peet_fast.io import InputError, plural
-from peet_fast.io import arguments as A
+from peet_fast.io import InputError, arguments as A, plural
 from peet_fast.languages import PairMemo
 from peet_fast.meta_eval.metric import data as D
 from peet_fast.meta_eval.metric import sentence as SL
@@ -136,8 +134,7 @@ class MetaEval:
     # --- scoring -----------------------------------------------------------------------------------------------
 
     def scored(self, metric) -> Scored:
-        """The metric scored on the dataset (cached: a registry name's default metric by name, a Metric instance by
-        identity)."""
+        """The metric scored on the dataset (cached: a registry name's default metric by name, a Metric by identity)."""
         if isinstance(metric, Mapping):
             return self._plain(metric)
         if isinstance(metric, str):
