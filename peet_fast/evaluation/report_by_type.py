@@ -150,7 +150,7 @@ def by_type_section(bt: ByType, sources: Sequence[str], references: Sequence[Seq
     e = html.escape
     total, kept = len(sources), len(data["sentences"])
     note = (f"All {total} sentences." if kept == total else
-            f"Capped: the first {kept} of {total} sentences are in the browser (--by-type-sentences); the figures "
+            f"Capped: the first {kept} of {total} sentences are in the browser (the report's sentence cap); the figures "
             f"above are over all {total}.")
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     body = _HTML.format(level=bt.level, resamples=bt.resamples, seed=bt.seed, min_support=MIN_SUPPORT, fk=e(bt.f_key),
