@@ -155,7 +155,9 @@ def test_a_lost_head_is_one_line_exit_2_its_shards_recorded_and_the_job_resumes(
             rf"peet-fast featurize: error: the Ray cluster's head at \S+:{port} was lost \(its GCS has not answered "
             rf"for 10 s: [^)]+\); its workers are gone with it; {kept} finished shards are kept: run the same "
             rf"command again to resume", said[0]), said
-        shown = [ln for ln in lines if ln.startswith("featurize (")]
+        # the progress lines with a count (a heartbeat, "featurize (0:00:01 so far)", may come before the job starts)
+        shown = [ln for ln in lines
+                 if ln.startswith("featurize (") and not re.fullmatch(r"featurize \([0-9:]+ so far\)", ln)]
         assert shown[0].startswith(f"featurize (2 workers: one per CPU of the cluster at "), shown[0]
         # every part file on disk is in the manifest (and only those), and the job is not complete
         parts = sorted(p.name for p in job.glob("part-*.parquet"))
