@@ -96,8 +96,7 @@ def main(argv: list[str] | None = None) -> int:
             return 130
     late = f"peet-fast {args.command}: interrupted as it finished (its output is complete)"
     if argv is None:                  # a command line ends here, with a SIGINT however late (cli/_signals.py)
-        exit_now_if_ray_started(status)
-        end_process(status, late)
+        end_process(status, late)     # at once: no interpreter shutdown, so no Ray teardown (below)
     if noted() and status == 0:                    # a SIGINT a library swallowed: the command ran to its end
         status = 130
         print(late, file=sys.stderr)
@@ -148,24 +147,3 @@ def interrupted(args, exc: KeyboardInterrupt, surfaced: BaseException | None = N
         traceback.print_exception(surfaced)
     print(f"peet-fast {args.command}: {shown_line(message)}", file=sys.stderr)
     return status
-
-
-def exit_now_if_ray_started(status: int) -> None:
-    """At the end of a command that started a local Ray instance, or whose cluster's head was lost (the process is
-    ours: a command line, not a caller of main(argv)), however it ended: exit at once (after a lost head, Ray's
-    teardown waits for its GCS, and its core worker ends the process in a crash). Python's exit would run Ray's own teardown, which takes a second
-    or more (and after a signal to the whole process group, seconds of waiting on processes the signal already
-    ended); the instance's watchdog (jobs.raywatch) stops the instance's processes as this process ends. Every file
-    of the command is closed by now; its output is flushed here."""
-    import os
-
-    watch = sys.modules.get("peet_fast.jobs.raywatch")
-    head = sys.modules.get("peet_fast.jobs.rayhead")       # a cluster whose head was lost: Ray's teardown waits
-    if (watch is None or not watch.watched()) and not (head is not None and head.LOST):
-        return
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (OSError, ValueError):      # a closed pipe: what Python's own exit would also fail to write
-            pass
-    os._exit(status)

@@ -66,7 +66,9 @@ def noted() -> bool:
 def end_process(status: int, late_line: str) -> None:
     """End a command line now with `status`, or 130 (late_line on stderr) where a SIGINT came that the command did not
     report (status 0): SIGINT blocked first, so that none comes between the check and the exit unseen; stdout and
-    stderr flushed; no interpreter shutdown (every file of the command is closed by now)."""
+    stderr flushed; no interpreter shutdown (every file of the command is closed by now), so no Ray teardown either:
+    after a local instance it takes a second or more (the instance's watchdog, jobs.raywatch, stops its processes as
+    this one ends), and after a lost head (jobs.rayhead) it waits for the GCS and ends in a crash."""
     pending = False
     if _main_thread() and hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})

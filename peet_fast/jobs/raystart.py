@@ -361,7 +361,7 @@ SHUTDOWN_WAIT = 0.5
 
 def _abandon_cluster() -> None:
     """The cluster's head is lost (jobs.rayhead): no ray.shutdown now (its core worker waits ~10 s for the GCS). A
-    command line then exits at once (cli.exit_now_if_ray_started, which reads LOST); a library caller's process
+    command line then exits at once, with no interpreter shutdown (cli._signals.end_process); a library caller's process
     stays connected to the lost cluster, and Ray's own exit hook waits those seconds when it ends. The job's actors
     went with the head, or end with their raylet once it too gives up on the GCS."""
     from peet_fast.jobs.rayhead import LOST

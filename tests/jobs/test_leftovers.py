@@ -282,7 +282,7 @@ def test_sigterm_under_ray_is_143_and_leaves_nothing(tmp_path, how):
 _RAYLET_GONE_FIRST = r"""
 import os, signal, sys, time
 import peet_fast.cli
-from peet_fast.cli import exit_now_if_ray_started
+from peet_fast.cli._signals import end_process
 from peet_fast.jobs import ray as jobs_ray
 from peet_fast.jobs import raywatch
 import ray
@@ -311,7 +311,7 @@ while time.monotonic() < end and any(w.proc.poll() is None for w in raywatch._RU
     time.sleep(0.05)
 jobs_ray._stop_quietly()
 print("stopped", flush=True)
-exit_now_if_ray_started(143)
+end_process(143, "")
 """
 
 
