@@ -30,11 +30,17 @@ def digest(data: bytes) -> str:
 
 
 def _file_digest(path) -> str:
+    """A file's digest, read in blocks by the input layer ("unread" where it cannot be read)."""
+    from peet_fast.io import InputError
+    from peet_fast.io.read import read_blocks
+
+    sha = hashlib.sha256()
     try:
-        with open(path, "rb") as fh:
-            return digest(fh.read())
-    except OSError:
+        for block in read_blocks(path, 1 << 20, 1 << 62, "file signed"):
+            sha.update(block)
+    except InputError:
         return "unread"
+    return sha.hexdigest()[:8]
 
 
 def _value(kind: str, value) -> str:
