@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import NamedTuple
 
 from peet_fast.cli._common import (
     add_output_option,
@@ -122,90 +123,87 @@ def references_label(ranking) -> str:
     return f"{ranking.references} (the annotator{'s' if ranking.references != 1 else ''} of {shown(ranking.gold_path)})"
 
 
-def print_ranking(ranking, model, references: int | str | None = None) -> None:
-    """The ranking on stdout, the model line on stderr (references: as it names them; default references_label)."""
-    references = references_label(ranking) if references is None else references
-    if not ranking.headline_only:
-        print_metrics(ranking)
-        if model is not None:
-            print_model_line(model, references)
-        print_signatures(m.signature for m in ranking.metrics.values())
-        return
-    systems = ranking.systems
-    names = [shown(s.name) for s in systems]
-    width = max(len("system"), *(len(n) for n in names))
-    human = ranking.correlation is not None
-    print(f"{'rank':>4}  {'system':<{width}}  {'PEET (s)':>9}  {'95% CI':>17}  {'p(next)':>7}  {'WER':>7}  "
-          f"{'s/word':>7}  {'mean s/word':>11}" + (f"  {'human':>9}" if human else ""))
-    for k, (s, name) in enumerate(zip(systems, names), 1):
-        p = "-" if s.p_next is None else f"{s.p_next:.3f}"
-        h = "-" if s.human is None else f"{s.human:.4g}"
-        print(f"{k:>4}  {name:<{width}}  {s.peet:>9.3f}  [{s.ci_low:>7.3f}, {s.ci_high:>7.3f}]  {p:>7}  "
-              f"{s.wer:>7.4f}  {s.seconds_per_word:>7.4f}  {s.mean_seconds_per_word:>11.4f}"
-              + (f"  {h:>9}" if human else ""))
-    print_model_line(model, references)
-    print_signatures(m.signature for m in ranking.metrics.values())
-    if human:
-        c = ranking.correlation
-        fmt = (lambda x: "nan" if x != x else f"{x:+.3f}")
-        labels = ranking.labels()
-        for m in (k for k in c if k != "systems"):
-            label = labels[m][1]
-            print(f"{label} vs human ({c['systems']} systems): Spearman {fmt(c[m]['spearman'])}, "
-                  f"Pearson {fmt(c[m]['pearson'])}")
-        missing = [shown(s.name) for s in systems if s.human is None]
-        if missing:
-            print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
+class Column(NamedTuple):
+    """A column of rank's table: its header, its cells (one per system), right-aligned to `width`, or (fit) to the
+    widest of them and the header (a wider cell than a fixed width overflows it, as an f-string field does)."""
+    head: str
+    cells: list
+    width: int = 0
+    fit: bool = False
+
+    def shown_width(self) -> int:
+        return max(self.width, len(self.head), *(len(x) for x in self.cells)) if self.fit else self.width
+
+
+# the per-system figures (RankedSystem.metrics[...].figures, Metric.system_figures) a table by that metric alone shows
+FIGURE_COLUMNS = {"seconds_per_word": ("s/word", 7), "mean_seconds_per_word": ("mean s/word", 11)}
+
+
+def _value(x: float, fmt: str) -> str:
+    return "nan" if x != x else format(x, fmt)
 
 
 def _fmt_corr(x: float) -> str:
     return "nan" if x != x else f"{x:+.3f}"
 
 
-def print_metrics(ranking) -> None:
-    """The ranking with several metrics (or one other than PEET): per metric its score, 95 % CI and p(next),
-    side by side, ranked by the first; then each metric's correlations with the human scores."""
+def ranking_columns(ranking) -> tuple[list[Column], list]:
+    """The columns of rank's table after rank and system, and the metrics (MetricInfo) whose scores it shows, in
+    their order (their correlations with the human scores are printed in it): per ranked metric its score, 95 % CI
+    and p(next); ranked by one metric with figures of its own (Ranking.own_figures), the baseline's score and those
+    figures too."""
     systems = ranking.systems
-    infos = list(ranking.metrics.values())
-    width = max(len("system"), *(len(s.name) for s in systems))
-    human = ranking.correlation is not None
+    alone = ranking.own_figures
+    shown_metrics = list(ranking.metrics.values())
+    columns = []
+    for m in shown_metrics:
+        got = [s.metrics[m.name] for s in systems]
+        pad = 7 if alone else 0
+        columns += [Column(m.title if alone else m.title + (" ^" if m.higher_is_better else " v"),
+                           [_value(f.score, m.fmt) for f in got], 9 if alone else 0, not alone),
+                    Column("95% CI", [f"[{_value(f.ci_low, m.fmt):>{pad}}, {_value(f.ci_high, m.fmt):>{pad}}]"
+                                      for f in got], 17 if alone else len("95% CI"), not alone),
+                    Column("p(next)", ["-" if f.p_next is None else f"{f.p_next:.3f}" for f in got], 7)]
+    if alone:
+        base = ranking.baseline
+        columns.append(Column(base.title, [_value(s.metrics[base.name].score, base.fmt) for s in systems], 7))
+        shown_metrics.append(base)
+        figures = systems[0].metrics[shown_metrics[0].name].figures
+        columns += [Column(head, [f"{s.metrics[shown_metrics[0].name].figures[k]:.4f}" for s in systems], width)
+                    for k, (head, width) in FIGURE_COLUMNS.items() if k in figures]
+    if ranking.correlation is not None:
+        columns.append(Column("human", ["-" if s.human is None else f"{s.human:.4g}" for s in systems], 9))
+    return columns, shown_metrics
 
-    def value(x: float, fmt: str) -> str:
-        return "nan" if x != x else format(x, fmt)
 
-    cells = []
-    for s in systems:
-        row = []
-        for m in infos:
-            f = s.metrics[m.name]
-            row.append((value(f.score, m.fmt), f"[{value(f.ci_low, m.fmt)}, {value(f.ci_high, m.fmt)}]",
-                        "-" if f.p_next is None else f"{f.p_next:.3f}"))
-        cells.append(row)
-    widths = []
-    for j, m in enumerate(infos):
-        title = m.title + (" ^" if m.higher_is_better else " v")
-        widths.append((title, max(len(title), *(len(c[j][0]) for c in cells)),
-                       max(len("95% CI"), *(len(c[j][1]) for c in cells))))
-    head = f"{'rank':>4}  {'system':<{width}}"
-    for title, w, cw in widths:
-        head += f"  {title:>{w}}  {'95% CI':>{cw}}  {'p(next)':>7}"
-    print(head + (f"  {'human':>9}" if human else ""))
-    for k, (s, row) in enumerate(zip(systems, cells), 1):
-        line = f"{k:>4}  {s.name:<{width}}"
-        for (score, ci, p), (_, w, cw) in zip(row, widths):
-            line += f"  {score:>{w}}  {ci:>{cw}}  {p:>7}"
-        h = "-" if s.human is None else f"{s.human:.4g}"
-        print(line + (f"  {h:>9}" if human else ""))
-    print("^: higher is better, v: lower is better; ranked by " + infos[0].label + "; p(next): share of paired "
-          "resamples in which a system is not strictly better than the next one by that metric", file=sys.stderr)
-    if human:
+def print_ranking(ranking, model, references: int | str | None = None) -> None:
+    """The ranking on stdout: per system its rank, name and ranking_columns; then the correlations with the human
+    scores of each metric shown. On stderr: the direction marks' legend (several metrics), the systems without a
+    human score, the model line (references: as it names them; default references_label) and the signatures."""
+    references = references_label(ranking) if references is None else references
+    systems = ranking.systems
+    names = [shown(s.name) for s in systems]
+    columns, shown_metrics = ranking_columns(ranking)
+    widths = [c.shown_width() for c in columns]
+    width = max(len("system"), *(len(n) for n in names))
+    print(f"{'rank':>4}  {'system':<{width}}" + "".join(f"  {c.head:>{w}}" for c, w in zip(columns, widths)))
+    for k, name in enumerate(names):
+        print(f"{k + 1:>4}  {name:<{width}}" + "".join(f"  {c.cells[k]:>{w}}" for c, w in zip(columns, widths)))
+    if not ranking.own_figures:
+        print("^: higher is better, v: lower is better; ranked by " + shown_metrics[0].label + "; p(next): share of "
+              "paired resamples in which a system is not strictly better than the next one by that metric",
+              file=sys.stderr)
+    if ranking.correlation is not None:
         c = ranking.correlation
-        for m in infos:
+        for m in shown_metrics:
             print(f"{m.label} vs human ({c['systems']} systems): Spearman {_fmt_corr(c[m.name]['spearman'])}, "
                   f"Pearson {_fmt_corr(c[m.name]['pearson'])}")
-        missing = [s.name for s in systems if s.human is None]
+        missing = [name for s, name in zip(systems, names) if s.human is None]
         if missing:
             print(f"no human score (left out of the correlations): {', '.join(missing)}", file=sys.stderr)
+    if model is not None:
+        print_model_line(model, references)
+    print_signatures(m.signature for m in ranking.metrics.values())
 
 
 def add_parser(sub) -> argparse.ArgumentParser:

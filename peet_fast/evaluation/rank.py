@@ -28,34 +28,52 @@ from peet_fast.metrics.stats import CI_LEVEL, bootstrap_blocks, correlations, pa
 
 DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 0
+PEET_NAME = "peet"          # the metric whose figures RankedSystem.peet, ci_low, ... and Ranking.seconds show
 
 
 # --- the ranking ---------------------------------------------------------------------------------------------------
 
-@dataclass
-class RankedSystem:
-    name: str
-    file: str
-    peet: float
-    ci_low: float
-    ci_high: float
-    wer: float
-    sentences: int
-    p_next: float | None        # paired p-value against the next system in the ranking (None for the last)
-    human: float | None
-    words: int = 0                                  # total MO words
-    seconds_per_word: float = float("nan")          # total seconds / total MO words (peet_fast.peet.scoring)
-    mean_seconds_per_word: float = float("nan")     # mean over sentences with MO words of seconds / MO words
-    metrics: dict = field(default_factory=dict)     # metric name -> MetricScore (every ranked metric)
-
-
 class MetricScore(NamedTuple):
     """One system's figures for one metric: the corpus score, its 95 % bootstrap interval, the paired p-value
-    against the next system in the ranking (None for the last)."""
+    against the next system in the ranking (None for the last; NaN interval and None for the baseline when it is
+    not ranked), and the metric's other figures of the system (Metric.system_figures; PEET: words,
+    seconds_per_word, mean_seconds_per_word)."""
     score: float
     ci_low: float
     ci_high: float
     p_next: float | None
+    figures: Mapping = {}
+
+
+@dataclass
+class RankedSystem:
+    """A ranked system: its name, file, sentences, human score and its figures by metric (`metrics`: every ranked
+    metric's MetricScore, and the baseline's, metrics.base.BASELINE, always computed). The other attributes are
+    views of `metrics`: peet, ci_low, ci_high, p_next (PEET's, NaN/None without it), wer (the baseline's score),
+    words, seconds_per_word and mean_seconds_per_word (PEET's figures)."""
+    name: str
+    file: str
+    sentences: int
+    human: float | None
+    metrics: dict = field(default_factory=dict)     # metric name -> MetricScore
+
+    def _figure(self, field_: str, default=float("nan")):
+        got = self.metrics.get(PEET_NAME)
+        if got is None:
+            return default
+        return getattr(got, field_) if field_ in MetricScore._fields else got.figures.get(field_, default)
+
+    peet = property(lambda self: self._figure("score"))
+    ci_low = property(lambda self: self._figure("ci_low"))
+    ci_high = property(lambda self: self._figure("ci_high"))
+    p_next = property(lambda self: self._figure("p_next", None))
+    words = property(lambda self: self._figure("words", 0))
+    seconds_per_word = property(lambda self: self._figure("seconds_per_word"))
+    mean_seconds_per_word = property(lambda self: self._figure("mean_seconds_per_word"))
+
+    @property
+    def wer(self) -> float:
+        return self.metrics[BASELINE].score
 
 
 @dataclass
@@ -69,13 +87,13 @@ class MetricInfo:
     stats: list = field(repr=False, default_factory=list)          # per system: (n, ...) sentence statistics
     boot: np.ndarray = field(repr=False, default=None)               # (B, S) corpus scores of the resamples
     metric: Metric | None = field(repr=False, default=None)          # the instance that computed stats
-    headline: bool = False                                           # Metric.headline: the ranking's own figures
     signature: str = ""                                              # how to reproduce its figures (Metric.signature)
+    arrays: dict = field(repr=False, default_factory=dict)           # Metric.sentence_arrays, (S, n) each, rank order
 
     @classmethod
     def of(cls, metric: Metric) -> "MetricInfo":
         return cls(metric.name, metric.title or metric.name, metric.describe(), metric.higher_is_better, metric.fmt,
-                   metric=metric, headline=metric.headline)
+                   metric=metric)
 
     def breakdown(self, rank: int) -> dict | None:
         """Per-category figures (Metric.breakdown) of the system at this rank, or None."""
@@ -84,16 +102,15 @@ class MetricInfo:
 
 @dataclass
 class Ranking:
-    """The result of `rank_systems`, systems in rank order; per-sentence arrays are in that order too."""
+    """The result of `rank_systems`, systems in rank order; per-sentence arrays are in that order too. Everything
+    per metric is in `metrics` (name -> MetricInfo, the ranked metrics, the first gave the order) and `baseline`
+    (the baseline's, always computed); seconds, features, wer and boot are views of them."""
     systems: list[RankedSystem]
     resamples: int
     seed: int
-    seconds: np.ndarray                  # (S, n) predicted seconds per sentence (None without the peet metric)
-    wer: np.ndarray                      # (S, n) sentence WER
-    features: dict[str, np.ndarray]      # feature -> (S, n) value for the reference giving the minimum
     correlation: dict | None             # {"systems": k, "peet": {"spearman", "pearson"}, "wer": {...}, <metric>...}
-    boot: np.ndarray = field(repr=False, default=None)   # (B, S) bootstrap means of PEET
     metrics: dict = field(default_factory=dict)          # name -> MetricInfo, the ranked metrics (first: the order)
+    baseline: MetricInfo | None = field(repr=False, default=None)   # metrics.base.BASELINE's (stats: rank order)
     references: int = 0                  # reference sets (a gold M2: one per annotator)
     gold_path: str | None = None         # the gold M2 they came from, if one
 
@@ -102,9 +119,41 @@ class Ranking:
         return list(self.metrics)
 
     @property
-    def headline_only(self) -> bool:
-        """Ranked by one metric, the headline one (PEET alone: rank's and report's own layout)."""
-        return len(self.metrics) == 1 and next(iter(self.metrics.values())).headline
+    def own_figures(self) -> bool:
+        """Ranked by one metric that has per-system figures besides its score (Metric.system_figures: PEET's
+        per-word ones): rank's and report's table shows them and the baseline's score beside it (their usual
+        table), without direction marks."""
+        if len(self.metrics) != 1 or not self.systems:
+            return False
+        return bool(self.systems[0].metrics[next(iter(self.metrics))].figures)
+
+    def _arrays(self) -> dict:
+        """Every ranked metric's per-sentence arrays (Metric.sentence_arrays), one dict."""
+        out: dict = {}
+        for info in self.metrics.values():
+            out.update(info.arrays)
+        return out
+
+    @property
+    def seconds(self) -> np.ndarray | None:
+        """(S, n) predicted seconds per sentence (PEET's), None without the peet metric."""
+        return self._arrays().get("seconds")
+
+    @property
+    def features(self) -> dict[str, np.ndarray]:
+        """feature -> (S, n) value for the reference giving the minimum (PEET's); empty without it."""
+        return {k: v for k, v in self._arrays().items() if k != "seconds"}
+
+    @property
+    def wer(self) -> np.ndarray:
+        """(S, n) sentence WER (the baseline's sentence scores)."""
+        return np.stack([self.baseline.metric.sentence_scores(st) for st in self.baseline.stats])
+
+    @property
+    def boot(self) -> np.ndarray | None:
+        """(B, S) bootstrap means of PEET, None without it."""
+        info = self.metrics.get(PEET_NAME)
+        return None if info is None else info.boot
 
     def labels(self) -> dict[str, tuple[str, str]]:
         """(title, label) of every metric in the correlations: the ranked ones and the baseline (always computed)."""
@@ -127,7 +176,7 @@ class Ranking:
                          "p_next": s.p_next, "human": s.human, "words": s.words,
                          "seconds_per_word": _json_safe(s.seconds_per_word),
                          "mean_seconds_per_word": _json_safe(s.mean_seconds_per_word),
-                         "metrics": {k: self._metric_entry(k, r, v) for k, v in s.metrics.items()}}
+                         "metrics": {k: self._metric_entry(k, r, s.metrics[k]) for k in self.metrics}}
                         for r, s in enumerate(self.systems)],
             "correlation": _json_safe(self.correlation),
         }
@@ -136,7 +185,7 @@ class Ranking:
     def _metric_entry(self, name: str, rank: int, score: "MetricScore") -> dict:
         """A system's figures for one metric in the summary, with its per-category "breakdown" where the metric has
         one (m2: recall per gold error type; errant: per type as compare -cat 3)."""
-        entry = _json_safe(score._asdict())
+        entry = _json_safe({k: v for k, v in score._asdict().items() if k != "figures"})
         info = self.metrics.get(name)
         found = info.breakdown(rank) if info is not None else None
         if found is not None:
@@ -207,7 +256,6 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     import time
 
     from peet_fast.formats.systems import system_names
-    from peet_fast.peet.scoring import SystemScore
 
     opts = options if options is not None else RankOptions()
     objs = metric_objects(metrics)
@@ -224,26 +272,16 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
             stats[m.name] = m.system_stats(hyps, data)
         spent[m.phase or m.name] = time.perf_counter() - t0
     t0 = time.perf_counter()
-    baseline = next((m for m in objs if m.name == BASELINE), None)
-    if baseline is None:                 # always computed, timed apart from the metrics asked for
+    if BASELINE not in stats:            # always computed, timed apart from the metrics asked for
         baseline = get_metric(BASELINE)
         phase(baseline)
-        base_stats = baseline.system_stats(hyps, data)
+        stats[BASELINE] = baseline.system_stats(hyps, data)
         spent[BASELINE] = time.perf_counter() - t0
-    else:
-        base_stats = stats[BASELINE]
-    wer = np.stack([baseline.sentence_scores(st) for st in base_stats])
-    n = len(refs[0]) if refs else len(hyps[0])
-    head = next((m for m in objs if m.headline), None)
-    arrays = head.sentence_arrays(stats[head.name], data) if head is not None else {}
-    seconds = arrays.pop("seconds", None)
-    scores = [SystemScore(names[s], f, float("nan"), n) for s, f in enumerate(hyp_files)]
-    if head is not None:
-        scores = [SystemScore(names[s], f, sentences=n, **head.system_figures(stats[head.name][s], data))
-                  for s, f in enumerate(hyp_files)]
+    figures = {m.name: [m.system_figures(st, data) for st in stats[m.name]] for m in objs}
+    arrays = {m.name: m.sentence_arrays(stats[m.name], data) for m in objs}
     phase(None)
     t0 = time.perf_counter()
-    out = assemble_metrics(scores, objs, stats, (seconds, wer, arrays), opts)
+    out = assemble_metrics(list(zip(names, hyp_files)), objs, stats, opts, figures, arrays)
     out.references, out.gold_path = len(refs), data.gold_path
     for m in objs:
         out.metrics[m.name].signature = m.signature(data)
@@ -252,81 +290,63 @@ def rank_systems(data: EvalSet, hyp_files: Sequence[str], hyps: Sequence[Sequenc
     return out
 
 
-def assemble(scores, seconds: np.ndarray, wer: np.ndarray, features: Mapping[str, np.ndarray], resamples: int,
-             seed: int, human: Mapping[str, float] | None, order: Callable) -> Ranking:
-    """The PEET Ranking from per-system scores (input order) and per-sentence arrays (same order); `order` sorts
-    scores into rank order (scoring.rank)."""
-    from peet_fast.peet.metric import PEET
-
-    ranked = order(scores)
-    pos = [next(k for k, s in enumerate(scores) if s is r) for r in ranked]
-    names = list(features)
-    stats = [np.concatenate([np.asarray(seconds[s], dtype=np.float64)[:, None]]
-                            + [np.asarray(features[k][s], dtype=np.float64)[:, None] for k in names], axis=1)
-             for s in range(len(scores))]
-    return assemble_metrics(scores, [PEET()], {PEET.name: stats}, (seconds, wer, features),
-                            RankOptions(resamples, seed, human), pos=pos)
-
-
-def assemble_metrics(scores, metrics: Sequence[Metric], stats: Mapping[str, Sequence[np.ndarray]], arrays: tuple,
-                     options: RankOptions, pos: Sequence[int] | None = None) -> Ranking:
-    """The Ranking from per-system PEET scores (scoring.SystemScore, input order; peet NaN without PEET), each
-    metric's per-system sentence statistics (input order) and the per-sentence arrays (seconds or None, wer,
-    features; same order). The systems are ranked by the first metric (lower or higher first as it says; ties by
-    name) unless `pos` gives the order; options: resamples, seed and human scores."""
-    seconds, wer, features = arrays
+def assemble_metrics(systems: Sequence[tuple[str, str]], metrics: Sequence[Metric],
+                     stats: Mapping[str, Sequence[np.ndarray]], options: RankOptions,
+                     figures: Mapping[str, Sequence[Mapping]] | None = None,
+                     arrays: Mapping[str, Mapping[str, np.ndarray]] | None = None) -> Ranking:
+    """The Ranking from the systems ((name, file), input order), each metric's per-system sentence statistics
+    (input order; the baseline's, metrics.base.BASELINE, among them whether ranked or not), each metric's other
+    figures per system (Metric.system_figures, input order) and per-sentence arrays (Metric.sentence_arrays,
+    (S, n) each, input order). The systems are ranked by the first metric (lower or higher first as it says; ties
+    by name); options: resamples, seed and human scores."""
     resamples, seed, human = options.resamples, options.seed, options.human
+    figures = figures if figures is not None else {}
+    arrays = arrays if arrays is not None else {}
     corpus = {m.name: [m.corpus_score(st) for st in stats[m.name]] for m in metrics}
-    if pos is None:
-        first = metrics[0]
-        sign = -1.0 if first.higher_is_better else 1.0
-        key = [(sign * corpus[first.name][k], s.name) for k, s in enumerate(scores)]
-        pos = sorted(range(len(scores)), key=lambda k: key[k])
-    S = len(scores)
-    n = wer.shape[1]
-    wer = wer[pos]
-    if seconds is not None:
-        seconds = np.ascontiguousarray(np.asarray(seconds)[pos])
-    features = {k: v[pos] for k, v in features.items()}
+    first = metrics[0]
+    sign = -1.0 if first.higher_is_better else 1.0
+    key = [(sign * corpus[first.name][k], nm) for k, (nm, _) in enumerate(systems)]
+    pos = sorted(range(len(systems)), key=lambda k: key[k])
+    S = len(systems)
+    base_metric = next((m for m in metrics if m.name == BASELINE), None) or get_metric(BASELINE)
+    baseline = MetricInfo.of(base_metric)
+    baseline.stats = [stats[BASELINE][k] for k in pos]
+    n = len(baseline.stats[0]) if S else 0
     infos: dict[str, MetricInfo] = {}
     for m in metrics:
         info = MetricInfo.of(m)
         info.stats = [stats[m.name][k] for k in pos]
         info.boot = np.empty((resamples, S), dtype=np.float64)
+        info.arrays = {k: np.ascontiguousarray(np.asarray(v)[pos]) for k, v in arrays.get(m.name, {}).items()}
         infos[m.name] = info
     for lo, hi, idx in bootstrap_blocks(n, resamples, seed):
         for m in metrics:
             infos[m.name].boot[lo:hi] = m.bootstrap_systems(infos[m.name].stats, idx)
-    head = next((m for m in metrics if m.headline), None)
-    figures: dict[str, list[MetricScore]] = {}
+    rows: list[dict[str, MetricScore]] = [{} for _ in pos]
     for m in metrics:
         boot = infos[m.name].boot
         low, high = percentile_ci(boot)
         sign = -1.0 if m.higher_is_better else 1.0
-        rows = []
+        per = figures.get(m.name)
         for r, k in enumerate(pos):
             p = paired_p_value(sign * boot[:, r], sign * boot[:, r + 1]) if r + 1 < S else None
-            rows.append(MetricScore(float(corpus[m.name][k]), float(low[r]), float(high[r]), p))
-        figures[m.name] = rows
-    systems = []
-    for r, k in enumerate(pos):
-        s = scores[k]
-        pe = figures.get(head.name) if head is not None else None
-        ci_low, ci_high, p = (pe[r].ci_low, pe[r].ci_high, pe[r].p_next) if pe else (float("nan"), float("nan"),
-                                                                                   None)
-        systems.append(RankedSystem(s.name, s.file, s.peet, ci_low, ci_high, math.fsum(wer[r].tolist()) / n, n, p,
-                                    None if human is None else human.get(s.name), s.words, s.seconds_per_word,
-                                    s.mean_seconds_per_word, {name: rows[r] for name, rows in figures.items()}))
+            rows[r][m.name] = MetricScore(float(corpus[m.name][k]), float(low[r]), float(high[r]), p,
+                                          dict(per[k]) if per is not None else {})
+    if BASELINE not in infos:
+        for r, st in enumerate(baseline.stats):
+            rows[r][BASELINE] = MetricScore(math.fsum(base_metric.sentence_scores(st).tolist()) / n,
+                                            float("nan"), float("nan"), None)
+    ranked = [RankedSystem(systems[k][0], systems[k][1], n, None if human is None else human.get(systems[k][0]),
+                           rows[r]) for r, k in enumerate(pos)]
     corr = None
     if human is not None:
-        have = [s for s in systems if s.human is not None]
+        have = [s for s in ranked if s.human is not None]
         values: dict[str, list[float]] = {}
-        if head is not None:
-            values[head.name] = [s.peet for s in have]
-        values[BASELINE] = [s.wer for s in have]
+        if PEET_NAME in infos:           # PEET first, then the baseline, then the other ranked metrics
+            values[PEET_NAME] = [s.metrics[PEET_NAME].score for s in have]
+        values[BASELINE] = [s.metrics[BASELINE].score for s in have]
         for m in metrics:
             if m.name not in values:
                 values[m.name] = [s.metrics[m.name].score for s in have]
         corr = correlations(values, [s.human for s in have])
-    boot = infos[head.name].boot if head is not None else None
-    return Ranking(systems, resamples, seed, seconds, wer, features, corr, boot, infos)
+    return Ranking(ranked, resamples, seed, corr, infos, baseline)

@@ -141,7 +141,7 @@ def _build(tmp: str, ranking, model, human_file) -> list[tuple[str, str, str]]:
         terms, contrib = contributions(ranking, model)
         out.append(("contributions", _plot_contributions(tmp, names, terms, contrib),
                     _contributions_table(names, terms, contrib, ranking)))
-    if _peet_only(ranking):
+    if ranking.own_figures:
         out.append(("ranking", _plot_ranking(tmp, ranking), _ranking_table(ranking)))
     else:
         out.append(("ranking", _plot_metrics(tmp, ranking), _metrics_table(ranking)))
@@ -218,19 +218,14 @@ def _plot_ranking(tmp: str, ranking) -> str:
     return _save(fig, tmp, "ranking.png")
 
 
-def _peet_only(ranking) -> bool:
-    """Ranked by the headline metric alone (PEET's own layout); a ranking without metrics (assemble) is."""
-    return not getattr(ranking, "metrics", None) or ranking.headline_only
-
-
 def _correlated(ranking) -> list[tuple[str, str, bool]]:
     """(key, label, higher is better) of each metric in ranking.correlation, in its order."""
     out = []
     for key in ranking.correlation:
         if key == "systems":
             continue
-        info = (getattr(ranking, "metrics", None) or {}).get(key)
-        if info is not None and not _peet_only(ranking):
+        info = ranking.metrics.get(key)
+        if info is not None and not ranking.own_figures:
             out.append((key, info.title, info.higher_is_better))
         else:
             out.append((key, ranking.labels().get(key, (key, key))[0], False))
@@ -238,14 +233,9 @@ def _correlated(ranking) -> list[tuple[str, str, bool]]:
 
 
 def _metric_value(ranking, s, key: str) -> float:
-    """A system's figure that ranking.correlation correlates: the headline metric's top-level one (RankedSystem.peet),
-    a ranked metric's score, else the baseline's (metrics.base.BASELINE: RankedSystem.wer)."""
-    info = (getattr(ranking, "metrics", None) or {}).get(key)
-    if info is not None and info.headline:
-        return s.peet
-    if key in s.metrics:
-        return s.metrics[key].score
-    return s.wer
+    """A system's figure that ranking.correlation correlates: its score by that metric (a ranked one or the
+    baseline, metrics.base.BASELINE, always among RankedSystem.metrics)."""
+    return s.metrics[key].score
 
 
 def _grid(n: int) -> tuple[int, int]:
@@ -384,10 +374,10 @@ def _metrics_table(ranking) -> str:
 def _correlation_table(ranking, human_file) -> str:
     c = ranking.correlation
     panels = _correlated(ranking)
-    rows = [[key if _peet_only(ranking) else label, _fmt(c[key]["spearman"]), _fmt(c[key]["pearson"])]
+    rows = [[key if ranking.own_figures else label, _fmt(c[key]["spearman"]), _fmt(c[key]["pearson"])]
             for key, label, _ in panels]
     src = f" from {html.escape(human_file)}" if human_file else ""
-    if _peet_only(ranking):
+    if ranking.own_figures:
         note = ("PEET and WER are lower-is-better and human scores higher-is-better, so a metric that agrees with "
                 "the humans correlates negatively.")
     else:
@@ -416,7 +406,7 @@ _CSS = ("body{font-family:sans-serif;max-width:80em;margin:1em auto;padding:0 1e
 def _page(title: str, ranking, model, sections, human_file, extra=()) -> str:
     e = html.escape
     what = f"Model: {e(model.name)} ({e(model.feature_set)} features). " if model is not None else ""
-    if not _peet_only(ranking):
+    if not ranking.own_figures:
         what += "Metrics: " + e(", ".join(m.label for m in ranking.metrics.values())) + ". "
     parts = ["<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">', _MARKER,
              f"<title>{e(title)}</title><style>{_CSS}</style></head><body>", f"<h1>{e(title)}</h1>",
@@ -425,7 +415,7 @@ def _page(title: str, ranking, model, sections, human_file, extra=()) -> str:
              f"{ranking.seed}. p (vs next): share of resamples in which a system is not strictly better than the "
              f"next one in the ranking.</p>"]
     titles = dict(_TITLES)
-    if not _peet_only(ranking):
+    if not ranking.own_figures:
         titles.update(ranking="Ranking by each metric with 95 % confidence intervals", human="Metrics vs human scores")
     for sid, img, body in sections:
         parts.append(f'<section id="{sid}"><h2>{e(titles[sid])}</h2>'
@@ -434,5 +424,5 @@ def _page(title: str, ranking, model, sections, human_file, extra=()) -> str:
         parts.append(f'<section id="{e(sec.sid)}"><h2>{e(sec.title)}</h2>{sec.body}'
                      + "".join(f'<img src="{e(img)}" alt="{e(sec.title)}: {e(img)}">' for img in images)
                      + "</section>")
-    parts += [signatures_html(m.signature for m in getattr(ranking, "metrics", {}).values()), "</body></html>\n"]
+    parts += [signatures_html(m.signature for m in ranking.metrics.values()), "</body></html>\n"]
     return "\n".join(parts)

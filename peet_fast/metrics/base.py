@@ -144,8 +144,6 @@ class Metric:
     needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
     parses: ClassVar[bool] = False          # its figures depend on the language pipeline (a signature's nlp)
     needs_model: ClassVar[bool] = False     # scores with a PEET model (EvalSet.options["model"]): loaded first
-    headline: ClassVar[bool] = False        # a ranking's top-level figures are its own (PEET's: RankedSystem.peet,
-                                            # ci_low, ci_high, p_next, the per-word figures; Ranking.seconds, boot)
     phase: ClassVar[str] = ""               # its name in rank's timings (default: its name)
     langs: ClassVar[tuple] = ("en",)        # the languages whose annotator it takes (compare's lang)
     Config: ClassVar[type] = Config         # its options (a frozen dataclass of metrics.config: fields, bounds)
@@ -196,13 +194,12 @@ class Metric:
         return Compared(score, f"{self.title or self.name}\t{shown}\n", summary)
 
     def system_figures(self, stats: np.ndarray, data: EvalSet) -> dict:
-        """A headline metric's figures of one system besides its corpus score, keyword arguments of
-        peet_fast.peet.scoring.SystemScore (PEET: peet, words, seconds_per_word, mean_seconds_per_word); the
-        default: none."""
+        """A metric's figures of one system besides its corpus score (MetricScore.figures of a ranking; PEET: peet,
+        words, seconds_per_word, mean_seconds_per_word); the default: none."""
         return {}
 
     def sentence_arrays(self, stats: Sequence[np.ndarray], data: EvalSet) -> dict:
-        """A headline metric's per-sentence arrays of every system, {name: (systems, n) array}, that a ranking keeps
+        """A metric's per-sentence arrays of every system, {name: (systems, n) array}, that a ranking keeps
         (PEET: "seconds" and each feature of the model); the default: none."""
         return {}
 

@@ -30,7 +30,6 @@ class PEET(Metric):
     fmt = ".3f"
     needs_annotator = True
     needs_model = True
-    headline = True
     phase = "score"
 
     def __init__(self, model=None):

@@ -161,6 +161,34 @@ def test_peet_bootstrap_through_the_interface_equals_the_legacy_bootstrap(annota
     assert np.array_equal(again.boot, ms.bootstrap_means(again.seconds, 700, 5))
 
 
+def test_a_ranked_system_is_one_record_of_metrics(annotator):
+    """PEET and WER ride in RankedSystem.metrics like every metric (issue 42, point 3): the record's fields are its
+    name, file, sentences, human score and metrics; peet, wer and the per-word figures are views of them; the
+    baseline WER is among them (no interval, no p-value) without being ranked, and --summary's per-system "metrics"
+    lists the ranked ones only."""
+    import dataclasses
+
+    hyps = [lines(p) for p in SYSTEMS]
+    refs = [lines(r) for r in REFS]
+    data = EvalSet(None, refs, annotator=Annotators.given(annotator))
+    ranking = rk.rank_systems(data, [str(p) for p in SYSTEMS], hyps, options=rk.RankOptions(50, 1))
+    assert [f.name for f in dataclasses.fields(rk.RankedSystem)] == ["name", "file", "sentences", "human", "metrics"]
+    summary = ranking.summary()
+    for s, entry in zip(ranking.systems, summary["systems"]):
+        k = [str(p) for p in SYSTEMS].index(s.file)
+        expected = math.fsum(dp_wer(h, [refs[0][i], refs[1][i]]) for i, h in enumerate(hyps[k])) / 12
+        assert s.wer == pytest.approx(expected, rel=1e-12) and entry["wer"] == s.wer
+        base_score = s.metrics["wer"]
+        assert math.isnan(base_score.ci_low) and math.isnan(base_score.ci_high) and base_score.p_next is None
+        assert (s.peet, s.ci_low, s.ci_high, s.p_next) == tuple(s.metrics["peet"])[:4]
+        assert s.seconds_per_word == s.metrics["peet"].figures["seconds_per_word"]
+        assert list(entry["metrics"]) == ["peet"] and "figures" not in entry["metrics"]["peet"]
+    assert ranking.own_figures
+    both = rk.rank_systems(data, [str(p) for p in SYSTEMS], hyps, ["wer", "peet"], rk.RankOptions(50, 1))
+    assert not both.own_figures
+    assert [s.wer for s in both.systems] == sorted(s.wer for s in ranking.systems)
+
+
 # --- rank --metric ---------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -15,7 +15,7 @@ from peet_fast.cli import main
 from peet_fast.en.features import feature_names
 from peet_fast.io import InputError
 from peet_fast.peet.model import load_model
-from peet_fast.peet.scoring import SystemScore, rank as order
+from peet_fast.peet.metric import PEET
 
 pytest.importorskip("matplotlib")
 
@@ -55,9 +55,15 @@ def synthetic_ranking(human: dict | None, n_systems: int = 4, n: int = 300):
     feats = {k: rng.integers(0, 6, size=(n_systems, n)).astype(np.int32) for k in feature_names("small")}
     seconds = model.predict({k: v.reshape(-1) for k, v in feats.items()}).reshape(n_systems, n)
     names = [f"sys-{k}" for k in range(n_systems)]
-    scores = [SystemScore(nm, nm + ".txt", float(seconds[k].mean()), n) for k, nm in enumerate(names)]
-    wer = rng.uniform(0, 0.5, size=(n_systems, n))
-    return rk.assemble(scores, seconds, wer, feats, 200, 1, human, order), model
+    ref_words = rng.integers(1, 30, size=(n_systems, n)).astype(np.float64)
+    wer = np.stack([rng.integers(0, 15, size=(n_systems, n)), ref_words], axis=2)     # (edits, reference words)
+    stats = [np.concatenate([seconds[k][:, None], *(feats[f][k][:, None] for f in feats)], axis=1)
+             for k in range(n_systems)]
+    arrays = {"peet": {"seconds": seconds, **feats}}
+    figures = {"peet": [PEET(model).system_figures(st, None) for st in stats]}
+    ranking = rk.assemble_metrics([(nm, nm + ".txt") for nm in names], [PEET(model)],
+                                  {"peet": stats, "wer": list(wer)}, rk.RankOptions(200, 1, human), figures, arrays)
+    return ranking, model
 
 
 @pytest.mark.parametrize("with_human", [True, False])
