@@ -23,7 +23,7 @@ project's peet-fast first on PATH and the suite's temporary parse cache.
 A slow shell example's output is also kept in tests/fixtures/docs_slow.json, recorded by its last slow run
 (regenerate: `PEET_FAST_DOCS_SLOW=1 PEET_FAST_DOCS_RECORD=1 python -m pytest tests/test_docs.py`), and the default
 suite checks every slow example's figures against that recording (test_slow_examples_equal_their_recorded_run);
-docs/meta-eval.md's slow examples are checked against their own fixtures by tests/meta_eval/test_docs_figures.py.
+docs/meta-eval.md's slow examples are checked against their own fixtures by tests/meta_eval/metric/test_docs_figures.py.
 
 Python examples (```python) run with exec, in one namespace per file, in order, in that file's directory; a top-level
 line `EXPR  # -> TEXT` also checks that repr(EXPR) == TEXT.
@@ -245,7 +245,7 @@ def normal(lines: list[str]) -> list[str]:
 SEP = "@@peet-fast-docs@@"
 RECORDED = ROOT / "tests" / "fixtures" / "docs_slow.json"
 # slow examples whose figures another default-suite test checks against fixtures of its own
-CHECKED_ELSEWHERE = {"docs/meta-eval.md": "tests/meta_eval/test_docs_figures.py (make_docs_figures.py's fixtures)"}
+CHECKED_ELSEWHERE = {"docs/meta-eval.md": "tests/meta_eval/metric/test_docs_figures.py (make_docs_figures.py's fixtures)"}
 
 
 def slow_key(block: Block) -> str:

@@ -8,6 +8,7 @@ import ast
 import re
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -423,3 +424,92 @@ def test_tests_mirror_the_package():
         seen.setdefault(path.name, path)
     assert not clashes, "test modules sharing a basename (prepend import mode): " + ", ".join(clashes)
     assert not list(TESTS.rglob("__init__.py")), "tests/ has no __init__.py (prepend import mode)"
+
+
+# --- one level deeper: a test of a subpackage's module sits in the subpackage's folder (issue 42) ------------------
+
+# the registry every metric test reaches its metric through (get_metric, EvalSet): no part of what a test tests
+REGISTRY = {"metrics": {"base"}}
+
+
+def _parts(package: str) -> tuple[set[str], set[str]]:
+    """The subpackages and the modules of peet_fast/<package>/."""
+    subpackages = {p.parent.name for p in (PACKAGE / package).glob("*/__init__.py")}
+    modules = {p.stem for p in (PACKAGE / package).glob("*.py") if p.stem != "__init__"}
+    return subpackages, modules
+
+
+def parts_imported(source: str, package: str) -> Counter:
+    """How many names a test imports from each part (subpackage or module) of peet_fast/<package>/: `from
+    peet_fast.metrics.m2 import m, py` counts 2 for m2, `from peet_fast.metrics import gleu as G` 1 for gleu."""
+    counts: Counter = Counter()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            bits = node.module.split(".")
+            if bits[:2] == ["peet_fast", package]:
+                if len(bits) > 2:
+                    counts[bits[2]] += len(node.names)
+                else:
+                    counts.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            counts.update(bits[2] for bits in (alias.name.split(".") for alias in node.names)
+                          if bits[:2] == ["peet_fast", package] and len(bits) > 2)
+    return counts
+
+
+def homes(source: str, package: str) -> set[str]:
+    """Where in tests/<package>/ a test may sit: "" (the package's level) or a subpackage's folder. Its home is the
+    part of the package it imports most names from; one subpackage alone: that folder; a tie may sit in any tied
+    subpackage's folder, or at the package's level where the package has modules of its own; a test importing no part
+    sits at the package's level, or (a package of subpackages only, as meta_eval) in any subpackage's folder."""
+    subpackages, modules = _parts(package)
+    counts = {part: n for part, n in parts_imported(source, package).items()
+              if part in subpackages | modules and part not in REGISTRY.get(package, ())}
+    top = {""} if modules else set()
+    if not counts:
+        return top or subpackages
+    most = {part for part, n in counts.items() if n == max(counts.values())}
+    if len(most) == 1 and most <= subpackages:
+        return most
+    return (most & subpackages) | top
+
+
+def test_homes_of_a_test():
+    """The rule itself, on hand-written imports."""
+    assert homes("from peet_fast.metrics.m2 import m, py\nfrom peet_fast.metrics.base import get_metric, EvalSet\n"
+                 "from peet_fast.metrics import stats", "metrics") == {"m2"}
+    assert homes("from peet_fast.metrics import gleu as G\nfrom peet_fast.metrics.base import get_metric, EvalSet",
+                 "metrics") == {"gleu"}
+    assert homes("from peet_fast.metrics.m2 import read_system\nfrom peet_fast.metrics.m2_types import matched",
+                 "metrics") == {"", "m2"}
+    assert homes("from peet_fast.metrics.sentm2 import a, b\nfrom peet_fast.metrics.m2 import read_system",
+                 "metrics") == {""}
+    assert homes("import peet_fast.en.synth\nfrom peet_fast.en import parse", "en") == {"", "synth"}
+    assert homes("from peet_fast.cli import main", "en") == {""}
+    assert homes("from peet_fast.cli import main", "meta_eval") == {"human", "metric"}
+    assert homes("from peet_fast.meta_eval.human import a\nfrom peet_fast.meta_eval.metric import b, c",
+                 "meta_eval") == {"metric"}
+    assert homes("from peet_fast.meta_eval.human import a\nfrom peet_fast.meta_eval.metric import b",
+                 "meta_eval") == {"human", "metric"}
+
+
+def test_tests_mirror_the_subpackages():
+    """One level deeper: in tests/<package>/ a folder is a subpackage of peet_fast/<package>/ (tests/metrics/m2/ for
+    peet_fast/metrics/m2/, ...), nothing deeper, and every test file sits where homes() puts it."""
+    with_subpackages = sorted({p.parent.parent.name for p in PACKAGE.glob("*/*/__init__.py")})
+    assert {"metrics", "meta_eval", "en"} <= set(with_subpackages)
+    strays, misplaced = [], []
+    for package in sorted(p.name for p in TESTS.iterdir()
+                          if p.is_dir() and p.name not in NOT_TESTS and not p.name.startswith(".")):
+        subpackages, _ = _parts(package)
+        for folder in sorted(p for p in (TESTS / package).rglob("*") if p.is_dir() and p.name != "__pycache__"):
+            if folder.parent != TESTS / package or folder.name not in subpackages:
+                strays.append(str(folder.relative_to(TESTS)))
+        for path in sorted((TESTS / package).rglob("test_*.py")):
+            where = "" if path.parent == TESTS / package else path.parent.name
+            allowed = homes(path.read_text(encoding="utf-8"), package)
+            if where not in allowed:
+                places = ", ".join(f"tests/{package}/{home}".rstrip("/") for home in sorted(allowed))
+                misplaced.append(f"{path.relative_to(TESTS)} (belongs in {places})")
+    assert not strays, f"folders of tests/ that are no subpackage of the package above them: {strays}"
+    assert not misplaced, "tests of a subpackage's module outside its folder: " + ", ".join(misplaced)

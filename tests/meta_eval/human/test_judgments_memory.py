@@ -15,7 +15,7 @@ import pytest
 from peet_fast.meta_eval.human.judgments import MAX_PAIRS, read_judgments
 
 SYSTEMS = ["AMU", "RAC", "CAMB", "CUUI", "POST", "UFC", "PKU", "UMC", "IITB", "SJTU", "INPUT", "NTHU", "IPN"]
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 
 def block(copy: int) -> str:

@@ -27,7 +27,7 @@ import peet_fast
 from peet_fast.io import InputError
 
 SYSTEMS = ("X", "Y", "Y2", "Z")
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _item(k, line, ranks):

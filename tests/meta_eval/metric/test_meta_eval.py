@@ -29,10 +29,11 @@ from peet_fast.meta_eval.metric import sentence as SL
 from peet_fast.meta_eval.metric import significance as SG
 from peet_fast.meta_eval.metric import system as SY
 
-HERE = Path(__file__).parent
-FIXTURES = HERE.parent / "fixtures" / "meta_eval"
+TESTS = Path(__file__).parents[2]
+FIXTURES = TESTS / "fixtures" / "meta_eval"
+GECM_ORACLE = TESTS / "meta_eval" / "gecm_oracle.py"      # beside both subfolders: tests/fixtures/meta_eval runs it too
 # gec-metrics' venv: $PEET_FAST_GECM_VENV, else ../venv-gecm beside the repository (as tests/metrics/gecm.py finds it)
-GECM_VENV = Path(os.environ.get("PEET_FAST_GECM_VENV") or HERE.parents[1] / ".." / "venv-gecm")
+GECM_VENV = Path(os.environ.get("PEET_FAST_GECM_VENV") or TESTS.parent / ".." / "venv-gecm")
 GECM_PYTHON = GECM_VENV / "bin" / "python"
 
 
@@ -70,7 +71,7 @@ def gecm(request: dict) -> dict:
     path = Path(os.environ.get("TMPDIR", "/tmp")) / f"gecm-request-{os.getpid()}.json"
     path.write_text(json.dumps(request), "utf-8")
     try:
-        out = subprocess.run([str(GECM_PYTHON), str(HERE / "gecm_oracle.py"), str(path)], capture_output=True,
+        out = subprocess.run([str(GECM_PYTHON), str(GECM_ORACLE), str(path)], capture_output=True,
                              text=True, timeout=900)
     finally:
         path.unlink()

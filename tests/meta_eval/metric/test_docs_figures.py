@@ -17,7 +17,7 @@ import pytest
 
 from peet_fast.metrics.base import metric_names
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 HERE = ROOT / "tests" / "fixtures" / "meta_eval"
 DOC = ROOT / "docs" / "meta-eval.md"
 TOL = 1e-12

@@ -32,7 +32,7 @@ from peet_fast.io import InputError
 from peet_fast.metrics import gleu as G
 from peet_fast.metrics.base import EvalSet, get_metric
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "gleu"
+FIXTURES = Path(__file__).parents[2] / "fixtures" / "gleu"
 
 
 def _load_cases():

@@ -18,7 +18,7 @@ import peet_fast.metrics.m2.search as search
 from peet_fast.io import InputError
 from peet_fast.metrics.m2 import LatticeTooLarge, m2score
 
-REPO = Path(__file__).parents[2]
+REPO = Path(__file__).parents[3]
 GOLD = ("S a b c\nA 0 1|||R:OTHER|||x|||REQUIRED|||-NONE-|||0\n\n"
         "S s0 s1 s2 s3 s4 s5\nA -1 -1|||noop|||-NONE-|||REQUIRED|||-NONE-|||0\n\n")
 TOKENS = 2_300_000

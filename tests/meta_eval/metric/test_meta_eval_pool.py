@@ -16,7 +16,7 @@ from peet_fast.metrics.base import get_metric
 from peet_fast.metrics.wer import WER as Wer
 
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 @pytest.fixture(scope="module")
