@@ -342,11 +342,9 @@ def test_internal_functions_take_at_most_eight_parameters():
 
 
 FLAG = re.compile(r"(?:^|[\s(\"'`/])--[a-z]")
-# modules below cli/ whose strings still spell out a command-line flag (issue 42: a message, a default option name, a
-# table of setting names; each should name the parameter and let cli/ map it to the flag, as cli._flags.flags_named
-# and flag_worded do); the jobs' are issue 41's rooms, left to it; none may join
-FLAG_TEXT_TODO: set[str] = {"jobs/spec.py", "jobs/errors.py", "jobs/ray.py", "jobs/sizing.py",
-                             "jobs/raystart.py"}         # raystart: Ray's own `ray start --temp-dir`
+# another tool's command line quoted in a message (`ray start --temp-dir DIR`, `ray job submit --address`): its flags
+# are Ray's, not ours
+FOREIGN_COMMAND = re.compile(r"`ray [^`]*`")
 
 
 def _docstrings(tree: ast.AST) -> set[int]:
@@ -365,24 +363,45 @@ def flag_texts(tree: ast.AST) -> list[int]:
     printed line, a table's value."""
     docs = _docstrings(tree)
     return sorted({c.lineno for c in ast.walk(tree) if isinstance(c, ast.Constant) and isinstance(c.value, str)
-                   and id(c) not in docs and FLAG.search(c.value)})
+                   and id(c) not in docs and FLAG.search(FOREIGN_COMMAND.sub("", c.value))})
 
 
 def test_flag_text_finder():
     tree = ast.parse("raise InputError('--window', 'x')\nraise ValueError(f'give {a} --src')\nraise E('a-b -- c')\n"
                      "def f(option='--seed'):\n    \"the --seed option\"\nNAMES = {'k': '--features'}\n"
-                     "print(f'as --workers {n}')\n")
-    assert flag_texts(tree) == [1, 2, 4, 6, 7]
+                     "print(f'as --workers {n}')\nE('(`ray start --temp-dir DIR`)')\nE('`ray up` then --out')\n")
+    assert flag_texts(tree) == [1, 2, 4, 6, 7, 9]
 
 
 def test_no_flag_text_below_the_command_line():
     """Below cli/, an error names the parameter or the file (`window`, `gold`, a path and line); cli/ maps them to
     its flags (cluster/, above it, is a command line of its own: `ray submit`'s script)."""
-    found = [f"{rel}:{line}" for rel, tree in _sources(("cli/", "cluster/"))
-             if rel not in FLAG_TEXT_TODO for line in flag_texts(tree)]
+    found = [f"{rel}:{line}" for rel, tree in _sources(("cli/", "cluster/")) for line in flag_texts(tree)]
     assert not found, "errors naming a command-line flag below cli/: " + ", ".join(found)
-    stale = [rel for rel in FLAG_TEXT_TODO if not flag_texts(ast.parse((PACKAGE / rel).read_text(encoding="utf-8")))]
-    assert not stale, f"no longer naming flags, drop from FLAG_TEXT_TODO: {stale}"
+
+
+def flag_tables(tree: ast.AST) -> list[int]:
+    """Lines of the dict displays that map a name to a flag ({'window': '--window'}, {'n': '-n'}): a table of the
+    option vocabulary of its own."""
+    def is_flag(node) -> bool:
+        return isinstance(node, ast.Constant) and isinstance(node.value, str) and re.fullmatch(r"--?[a-z][\w-]*",
+                                                                                                node.value) is not None
+    return sorted({d.lineno for d in ast.walk(tree) if isinstance(d, ast.Dict)
+                   and any(isinstance(k, ast.Constant) and isinstance(k.value, str) and k.value.isidentifier()
+                           and is_flag(v) for k, v in zip(d.keys, d.values))})
+
+
+def test_flag_table_finder():
+    tree = ast.parse("A = {'window': '--window'}\nB = {'--src': args.src}\nC = {'n': '-n', 'x': 1}\n"
+                     "D = {'src': ('--src', '-orig')}\nE = {'a': 'b'}\n")
+    assert flag_tables(tree) == [1, 3]
+
+
+def test_one_table_of_the_option_vocabulary():
+    """The option vocabulary is one table, derived from the parsers (cli._flags.Words, PARAMETERS naming dests, not
+    flags): no dict anywhere in the package maps a name to a flag of its own (issue 42)."""
+    found = [f"{rel}:{line}" for rel, tree in _sources() for line in flag_tables(tree)]
+    assert not found, "tables of parameter -> flag besides cli._flags.Words: " + ", ".join(found)
 
 
 # --- the tests mirror the package (issue 34) ------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from peet_fast.cli._common import (
     interrupt_line,
     terminate_as_interrupt,
 )
-from peet_fast.cli._flags import parser_flags
+from peet_fast.cli._flags import Words
 from peet_fast.cli._progress import add_quiet_option, command_progress
 from peet_fast.cli._signals import end_process, interruption, noted, sigint_noted
 from peet_fast.io import shown_line
@@ -58,7 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
         p = command.add_parser(sub)
         add_debug_option(p)
         add_quiet_option(p)
-        p.set_defaults(func=command.run, flags=parser_flags(p))
+        p.set_defaults(func=command.run, flags=Words.of(p))
         parser.commands[name] = p
     return parser
 
@@ -127,7 +127,7 @@ def run_command(parser, args) -> int:
         behind = interruption(exc) or (KeyboardInterrupt() if noted() else None)    # a SIGINT came first
         if behind is not None:
             return interrupted(args, behind, exc)
-        handled = error_line(exc)
+        handled = error_line(exc, args.flags)
         if handled is None:
             raise                     # a bug: its traceback
         status, message = handled

@@ -25,7 +25,7 @@ def check_by_type(args) -> None:
 def by_type_from_args(args, ranking, annotator):
     """The ByType of this command line (None without --by-type): the systems in the ranking's order, the edits
     extracted with the ranking's annotator, the ranking's resamples and seed."""
-    from peet_fast.cli._common import SYSTEM_FLAGS, flags_named, hyp_systems
+    from peet_fast.cli._common import flags_named, hyp_systems
     from peet_fast.evaluation.by_type import edits_from_texts, score_types
     from peet_fast.evaluation.inputs import read_eval_inputs
     from peet_fast.metrics.base import EvalSet
@@ -33,8 +33,8 @@ def by_type_from_args(args, ranking, annotator):
     if args.by_type is None:
         return None
     names, paths = hyp_systems(args)
-    with flags_named(SYSTEM_FLAGS):
-        data = read_eval_inputs(paths, args.ref, args.src, {"ref": "--ref", "src": "--src"})
+    with flags_named(args.flags):
+        data = read_eval_inputs(paths, args.ref, args.src, args.flags)
     if data.sources is None:
         raise InputError("--by-type", "needs the source sentences: give --src SRC (or a gold M2 as --ref)")
     test_set = EvalSet(data.sources, data.references, data.gold, data.gold_path, annotator, {"lang": "en"})

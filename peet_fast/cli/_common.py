@@ -15,7 +15,7 @@ import threading
 from peet_fast.cache import DEFAULT_MAX_SIZE, parse_size
 from peet_fast.en.features import FeatureError
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS, MAX_LINE_BYTES, PipelineError
-from peet_fast.cli._flags import ANNOTATOR_FLAGS, SYSTEM_FLAGS, flag_worded, flags_named  # noqa: F401
+from peet_fast.cli._flags import Words, annotator_parameters, flag_worded, flags_named  # noqa: F401
 from peet_fast.cli._outputs import add_output_option, check_outputs, command_paths, mark_output  # noqa: F401
 from peet_fast.io import InputError, as_float, as_int, plural  # noqa: F401 (plural: the commands')
 from peet_fast.peet.model import ModelError
@@ -119,33 +119,29 @@ def add_debug_option(p) -> None:
                    help="on an error, show its traceback (a Ray worker's included) instead of one line")
 
 
-# the library's parameters that its messages name inside a sentence (jobs.errors.Wording), as the command line's flags
-OPTION_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "source_mode": "--source"}
-
-
-def _flagged(exc: Exception, text: str) -> str:
+def _flagged(exc: Exception, text: str, words: Words) -> str:
     """text (exc's message, or the part shown) naming the command line's flags where the library's message names its
     parameters (jobs.errors.reworded; an error without a wording: text as it is)."""
     errors = sys.modules.get("peet_fast.jobs.errors")      # loaded by whatever raised an error with a wording
-    return text if errors is None else errors.reworded(exc, text, OPTION_FLAGS)
+    return text if errors is None else errors.reworded(exc, text, words)
 
 
-def error_line(exc: Exception) -> tuple[int, str] | None:
+def error_line(exc: Exception, words: Words) -> tuple[int, str] | None:
     """The exit status and one-line message of an error we understand: 2 for bad input (USER_ERRORS), 1 for an
     environment fault (an OSError such as a full disk or a denied permission, a failed Ray worker or cluster); None
     for any other exception (a bug, shown with its traceback). An option the library's message names is named by
-    its flag (OPTION_FLAGS)."""
+    its flag (words: the command's)."""
     if isinstance(exc, USER_ERRORS):
-        return 2, flag_worded(exc, _flagged(exc, str(exc)))
+        return 2, flag_worded(exc, words, _flagged(exc, str(exc), words))
     if isinstance(exc, OSError):
         from peet_fast.io import shown
 
-        what = _flagged(exc, exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0])
+        what = _flagged(exc, exc.strerror or (str(exc).strip().splitlines() or [type(exc).__name__])[0], words)
         return 1, f"{shown(exc.filename)}: {what}" if exc.filename else what
     shards = sys.modules.get("peet_fast.jobs.shards")     # loaded by any command that can raise its WorkerError
     if shards is not None and isinstance(exc, shards.WorkerError):
         # 2: a cluster that failed under the job (JobStopped)
-        return getattr(exc, "exit_status", 1), flag_worded(exc, _flagged(exc, str(exc)))
+        return getattr(exc, "exit_status", 1), flag_worded(exc, words, _flagged(exc, str(exc), words))
     return None
 
 
@@ -228,7 +224,7 @@ def hyp_systems(args) -> tuple[list[str], list[str]]:
     """(names, paths) of --hyp [NAME=]FILE ... and --names (formats.systems.named_systems)."""
     from peet_fast.formats.systems import named_systems
 
-    with flags_named(SYSTEM_FLAGS):
+    with flags_named(args.flags):
         return named_systems(args.hyp, args.names)
 
 
@@ -338,11 +334,24 @@ def add_cache_options(p) -> None:
                         "K/M/G/T suffixes are powers of 1024)")
 
 
+def _options_given(args, names) -> dict:
+    """{option: value} of the annotator options among `names` this command line gives a value other than its
+    default (args.flags: the flag of each, and whether it turns the option off), with the flag of each."""
+    out = {}
+    for option in names:
+        found = args.flags.dest(option)
+        if found is None:
+            continue
+        dest, off = found
+        value = getattr(args, dest, None)
+        if value != args.flags.defaults.get(dest):
+            out[option] = (not value) if off else value
+    return out
+
+
 def cache_options(args) -> dict:
     """The annotator's parse-cache options given on the command line (those that differ from the defaults)."""
-    return {option: convert(getattr(args, dest)) if convert else getattr(args, dest)
-            for dest, (_, option, default, convert) in ANNOTATOR_FLAGS.items()
-            if option.startswith("cache") and getattr(args, dest, default) != default}
+    return _options_given(args, [o for o in annotator_parameters() if o.startswith("cache")])
 
 
 def annotator_options(args, lang: str = "en", **options) -> dict:
@@ -354,14 +363,13 @@ def annotator_options(args, lang: str = "en", **options) -> dict:
         raise InputError("--batch-size", "must be at least 1")
     max_line_tokens(args)
     accepted = language(lang).OPTIONS
-    for dest, (flag, option, default, convert) in ANNOTATOR_FLAGS.items():
-        value = getattr(args, dest, default)
-        if value == default or option in options:
+    for option, value in _options_given(args, annotator_parameters()).items():
+        if option in options:
             continue
         if option not in accepted:
             others = [code for code in LANGS if option in language(code).OPTIONS]
-            raise InputError(flag, f"is for --lang {' / '.join(others)} only")
-        options[option] = convert(value) if convert else value
+            raise InputError(args.flags[option], f"is for --lang {' / '.join(others)} only")
+        options[option] = value
     from peet_fast.cli._progress import parse_hook
 
     hook = parse_hook(args)

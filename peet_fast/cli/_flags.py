@@ -1,83 +1,115 @@
 """How the library's words become the command line's: the library names its parameters (an InputError about
 `window` has the path "window"; a message refers to an option in backticks as its keyword, `spacy_model` or
-`max_line_tokens=N`), the command line names its flags (--window, --spacy-model, --max-line-tokens N).
+`max_line_tokens=N`; a jobs.errors.Wording names them as fields), the command line names its flags (--window,
+--spacy-model, --max-line-tokens N).
 
-flags_named maps an InputError's parameter within a block (each command its own table); flag_worded words a whole
-error line as the command line prints it (every command: the annotator's options, whose errors surface wherever the
-annotator loads, and the systems' --hyp and --names)."""
+Words (args.flags of every command) is the one vocabulary: derived from the command's parser, with PARAMETERS for the
+parameters not spelt as their option's dest. flags_named maps an InputError's parameter within a block; flag_worded
+words a whole error line as the command line prints it (the annotator's options, whose errors surface wherever the
+annotator loads, and every option in backticks)."""
 from __future__ import annotations
 
 import contextlib
 import re
+from typing import Mapping
 
-from peet_fast.cache import DEFAULT_MAX_SIZE
-from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
 from peet_fast.io import InputError
 
-# command-line flags that set annotator options: dest -> (flag, annotator option, the flag's default, converter)
-ANNOTATOR_FLAGS = {
-    "spacy_model": ("--spacy-model", "spacy_model", None, None),
-    "batch_size": ("--batch-size", "batch_size", 256, None), "tok": ("-tok", "tokenise", False, None),
-    "lev": ("-lev", "lev", False, None),
-    "merge": ("-merge", "merge", "rules", None), "cilin": ("--cilin", "cilin", None, None),
-    "confusion": ("--confusion", "confusion", None, None), "no_t2s": ("--no-t2s", "t2s", False, lambda v: not v),
-    "segmented": ("--segmented", "segmented", False, None), "strategy": ("--strategy", "strategy", "all", None),
-    "max_line_tokens": ("--max-line-tokens", "max_line_tokens", DEFAULT_MAX_LINE_TOKENS, None),
-    "no_cache": ("--no-cache", "cache", False, lambda v: not v), "cache_dir": ("--cache-dir", "cache_dir", None, None),
-    "cache_max_size": ("--cache-max-size", "cache_max_size", DEFAULT_MAX_SIZE, None),
+# The one table of the option vocabulary: a library parameter -> the options (their dests) that give it on a command
+# line, where the two are not spelt alike (the first one a command has; a dest named as the parameter comes before
+# them). "!" before a dest: an option that turns the parameter off (--no-t2s gives t2s=False). No flag is written
+# here: a command's flags are its parser's (Words).
+PARAMETERS = {
+    "tokenise": ("tok",), "t2s": ("!no_t2s",), "cache": ("!no_cache",),
+    "hyps": ("hyp",), "outputs": ("hyp",), "references": ("ref",), "metrics": ("metric",), "source_mode": ("source",),
+    "out_dir": ("out",), "feature_set": ("features",), "iterations": ("iter",),
+    "data": ("meta_eval",), "root": ("data", "meta_eval"), "gold": ("meta_eval_gold",),
+    "system_set": ("meta_eval_set",), "window": ("meta_eval_window",), "judgments": ("meta_eval_judgments",),
+    "human_method": ("meta_eval_human_method",),
+    "gotoscorer_weight_file": ("gotoscorer_weights",), "gotoscorer_no_weight": ("gotoscorer_weights",),
 }
-# formats.systems' parameters (hypothesis specs and their names)
-SYSTEM_FLAGS = {"hyps": "--hyp", "names": "--names"}
-
-# a message's option in backticks -> the flag: `name` (or `name=VALUE`, the flag then VALUE) for a flag that takes
-# the option's value, `name=False` for a --no- flag that turns a boolean option off
-OPTION_WORDS = {**{option: flag for flag, option, _, convert in ANNOTATOR_FLAGS.values() if convert is None},
-                **{f"{option}=False": flag for flag, option, _, convert in ANNOTATOR_FLAGS.values()
-                   if convert is not None},
-                **SYSTEM_FLAGS, "outputs": "--outputs"}
-# the annotator's options an error names as its path (zh.resources: `cilin`, `t2s`), wherever the annotator loads
-OPTION_PATHS = {"cilin": "--cilin", "t2s": "--no-t2s"}
 _QUOTED = re.compile(r"`([A-Za-z_]\w*)(?:=([^`\s]*))?`")
 
 
-def _flag(match: re.Match) -> str:
-    whole, name, value = match.group(0)[1:-1], match.group(1), match.group(2)
-    if whole in OPTION_WORDS:
-        return OPTION_WORDS[whole]
-    if value is not None and name in OPTION_WORDS:
-        return f"{OPTION_WORDS[name]} {value}"
-    return match.group(0)
+class Words(Mapping):
+    """A command line's words for the library's, derived from its parser: words[name] is the flag giving `name` (a
+    library parameter, PARAMETERS, or an option's dest) on this command line, e.g. words["tokenise"] == "-tok";
+    `defaults` holds each dest's default. args.flags of every command (cli.build_parser sets it)."""
+
+    def __init__(self, flags: Mapping[str, str], defaults: Mapping | None = None):
+        self.flags = dict(flags)
+        self.defaults = dict(defaults or {})
+
+    @classmethod
+    def of(cls, parser) -> "Words":
+        flags, defaults = {}, {}
+        for a in parser._actions:            # a dest several options set (compare's --mode, -dt, ...): the first
+            if a.option_strings and a.dest != "help" and a.dest not in flags:
+                flags[a.dest], defaults[a.dest] = a.option_strings[0], a.default
+        return cls(flags, defaults)
+
+    def dest(self, name: str) -> tuple[str, bool] | None:
+        """(the dest of the option giving `name` here, whether that option turns it off), or None: none does."""
+        for dest in (name, *PARAMETERS.get(name, ())):
+            if dest.lstrip("!") in self.flags:
+                return dest.lstrip("!"), dest.startswith("!")
+        return None
+
+    def __getitem__(self, name: str) -> str:
+        found = self.dest(name)
+        if found is None:
+            raise KeyError(name)
+        return self.flags[found[0]]
+
+    def __iter__(self):
+        return iter(dict.fromkeys(n for n in (*self.flags, *PARAMETERS) if self.dest(n)))
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
-def flag_worded(exc: Exception, text: str | None = None) -> str:
-    """The error's line (text, default str(exc)) in the command line's words: an InputError whose path is an
-    annotator option its message speaks of (OPTION_PATHS) names the flag, and every option in backticks becomes its
-    flag (OPTION_WORDS)."""
+def annotator_parameters() -> list[str]:
+    """Every language annotator's options (languages: each language's OPTIONS), in one order."""
+    from peet_fast.languages import LANGS, language
+
+    return sorted(set().union(*(language(code).OPTIONS for code in LANGS)))
+
+
+def _flag(match: re.Match, words: Words) -> str:
+    name, value = match.group(1), match.group(2)
+    found = words.dest(name)
+    if found is None:
+        return match.group(0)
+    flag, off = words.flags[found[0]], found[1]
+    if off:                                  # `t2s=False`: the flag turning it off; `t2s` alone stays
+        return flag if value == "False" else match.group(0)
+    return flag if value is None else f"{flag} {value}"
+
+
+def flag_worded(exc: Exception, words: Words, text: str | None = None) -> str:
+    """The error's line (text, default str(exc)) in the command line's words (words: the command's): an InputError
+    whose path is an annotator option its message speaks of names the flag, and every option in backticks
+    (`name`, `name=VALUE`, `name=False` for an option a --no- flag turns off) becomes its flag."""
     text = str(exc) if text is None else text
-    if type(exc) is InputError and exc.line is None and exc.path in OPTION_PATHS and "`" in exc.message:
-        text = f"{OPTION_PATHS[exc.path]}: {exc.message}"
-    return _QUOTED.sub(_flag, text)
+    if type(exc) is InputError and exc.line is None and "`" in exc.message and exc.path in words \
+            and exc.path in annotator_parameters():
+        text = f"{words[exc.path]}: {exc.message}"
+    return _QUOTED.sub(lambda m: _flag(m, words), text)
 
 
-def parser_flags(parser) -> dict:
-    """The command line's words for the library's, derived from a command's parser: {dest: the option's first name}
-    of every option (args.flags of every command: cli.build_parser sets it); a library parameter named as the dest
-    names the flag with no table of its own."""
-    return {a.dest: a.option_strings[0] for a in parser._actions if a.option_strings and a.dest != "help"}
-
-
-def metrics_given(specs, values: dict | None = None, flags: dict | None = None) -> list:
+def metrics_given(specs, values: dict | None = None, flags: Mapping | None = None) -> list:
     """--metric's metrics: each NAME or NAME:FIELD=VALUE:... (docs/commands.md), the metric-specific flags' values
-    (values: dest -> value) set on the metrics taking them (metrics.base.metric_from_spec); a bad field is refused
-    as `--metric NAME:FIELD: ...`, and a value given (flags: its dest -> the flag) when no metric named takes it."""
+    (values: Config field -> value) set on the metrics taking them (metrics.base.metric_from_spec); a bad field is
+    refused as `--metric NAME:FIELD: ...`; with flags (the command's Words), every value given (values: the metric
+    options of the command line, and nothing else) is refused, naming its flag, where no metric named takes it."""
     from peet_fast.metrics.base import metric_class, metric_from_spec, metric_names
     from peet_fast.metrics.config import spec_parts
 
     names = [n for n in (spec_parts(s)[0] for s in specs) if n in metric_names()]
-    for option, flag in (flags or {}).items():
-        if (values or {}).get(option) is not None and not any(option in metric_class(n).config for n in names):
+    for option, value in (values or {}).items() if flags is not None else ():
+        if value is not None and not any(option in metric_class(n).config for n in names):
             takers = [n for n in metric_names() if option in metric_class(n).config]
-            raise InputError(flag, f"needs --metric {' or '.join(takers)}")
+            raise InputError(flags.get(option, option), f"needs --metric {' or '.join(takers)}")
     out = []
     for spec in specs:
         try:
@@ -90,9 +122,9 @@ def metrics_given(specs, values: dict | None = None, flags: dict | None = None) 
 
 
 @contextlib.contextmanager
-def flags_named(flags: dict):
-    """Within the block, an InputError naming a library parameter (flags: parameter -> its flag) names the flag
-    instead: the library speaks of its parameters, the command line of its flags."""
+def flags_named(flags: Mapping):
+    """Within the block, an InputError naming a library parameter names its flag instead (flags: the command's
+    Words): the library speaks of its parameters, the command line of its flags."""
     try:
         yield
     except InputError as exc:

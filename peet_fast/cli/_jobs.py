@@ -22,27 +22,25 @@ def add_job_options(p) -> None:
                         "20 s; a rerun keeps the shards its job directory records; see docs/jobs.md)")
 
 
-JOB_FLAGS = {"workers": "--workers", "ray_address": "--ray-address", "shard_rows": "--shard-rows",
-              "batch_size": "--batch-size", "out_dir": "--out", "contributions": "--contributions",
-             "edits": "--edits"}
-
-
 @contextlib.contextmanager
-def job_options():
-    """The library's errors about a job option (named by its parameter) as errors naming the flag."""
+def job_options(args):
+    """Within the block, the library's errors about a job option (named by its parameter) as errors naming the flag,
+    and the job's notices naming the flags (args.flags)."""
     from peet_fast.jobs import JobOptionError
+    from peet_fast.jobs.errors import shown_as
 
     try:
-        yield
+        with shown_as(args.flags):         # the job's notices name this command line's flags
+            yield
     except JobOptionError as exc:
-        raise InputError(JOB_FLAGS[exc.option], exc.message) from None
+        raise InputError(args.flags.get(exc.option, exc.option), exc.message) from None
 
 
 def job_runner(args):
     """Where the shards of --workers / --ray-address run (validated)."""
     from peet_fast.jobs import runner_for
 
-    with job_options():
+    with job_options(args):
         return runner_for(args.workers, args.ray_address, small_jobs_in_process=True)
 
 

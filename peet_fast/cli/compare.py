@@ -231,7 +231,7 @@ def compare_text(args, metric):
     if args.src is None and not (len(args.ref) == 1 and _is_m2(args.ref[0])):
         raise InputError("--metric", f"{args.metric} scores text: give --src SRC with text --hyp/--ref, or a gold "
                                      "M2 as the one --ref")
-    inputs = read_eval_inputs([args.hyp], args.ref, args.src, {"ref": "--ref", "src": "--src"})
+    inputs = read_eval_inputs([args.hyp], args.ref, args.src, args.flags)
     data = EvalSet.from_files(inputs, annotators(args, args.lang), {"lang": args.lang})
     try:
         check_metric_inputs([metric], data, "--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref")

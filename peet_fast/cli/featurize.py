@@ -57,7 +57,7 @@ def run(args) -> int:
         warn_if_untokenised(args, [(args.pairs, head_column(args.pairs, args.mo_column))])
     else:
         warn_if_untokenised(args, [args.hyp, args.ref])
-    with job_options(), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
+    with job_options(args), progress_for(args, unit="rows" if args.pairs else "lines") as progress:
         done = featurize(source, args.out, args.features, task_options(args, runner, progress))
     if done.shards is None:
         print(f"peet-fast featurize: wrote {plural(done.rows, 'row')} ({args.features} features) to {shown(args.out)}",

@@ -168,15 +168,10 @@ def _p(x) -> str:
 
 
 def run(args) -> int:
-    # the library's parameter names (peet_fast.meta_eval: InputError("system_set", ...)) -> this command's flags: the
-    # parser's (args.flags), and the two the library names otherwise
-    flags = {**args.flags, "root": args.flags["data"], "references": args.flags["ref"]}
-    try:
+    from peet_fast.cli._flags import flags_named
+
+    with flags_named(args.flags):       # the library's parameters (InputError("system_set", ...)) as the flags
         return _run(args)
-    except InputError as exc:
-        if exc.line is None and exc.path in flags:
-            raise InputError(flags[exc.path], str(exc)[len(exc.path) + 2:]) from None
-        raise
 
 
 def _own_inputs(args) -> list:
@@ -259,7 +254,7 @@ def _run(args) -> int:
                            human_runs=args.human_runs, human_ignore=args.human_ignore,
                            human_subset=args.human_subset, src_base=args.src_base, seed=args.seed,
                            tie_order=args.tie_order,
-                           names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"},
+                           names=args.flags,
                            annotator=annotator, model=model)]
     else:
         evals = [meta_eval(name, root, args.gold, s, annotator=annotator, model=model) for s in sets]

@@ -14,7 +14,6 @@ from peet_fast.cli._common import (
     hyp_systems,
     annotators,
     print_signatures,
-    SYSTEM_FLAGS,
     flags_named,
     model_summary,
     print_model_line,
@@ -74,11 +73,6 @@ def rank_inputs(args) -> list:
             *resource_inputs(args)]
 
 
-# rank's metric options: the option (metrics.base.Metric.config's name) -> its flag
-METRIC_FLAGS = {"gotoscorer_weight_file": "--gotoscorer-weights", "gotoscorer_no_weight": "--gotoscorer-weights",
-                "gotoscorer_systems": "--gotoscorer-systems"}
-
-
 def metrics_from_args(args) -> list:
     """--metric's metrics (NAME or NAME:FIELD=VALUE:...), those taking one of the metric options given built with
     them (cli._flags.metrics_given); an option given without a metric taking it is refused."""
@@ -90,7 +84,7 @@ def metrics_from_args(args) -> list:
     values = {"gotoscorer_no_weight": True if weights == "none" else None,
               "gotoscorer_weight_file": weights if weights not in (None, "none") else None,
               "gotoscorer_systems": list(args.gotoscorer_systems) if args.gotoscorer_systems else None}
-    return metrics_given(args.metric, values, METRIC_FLAGS)
+    return metrics_given(args.metric, values, args.flags)
 
 
 def ranking_from_args(args, annotator=None):
@@ -111,7 +105,7 @@ def ranking_from_args(args, annotator=None):
                       progress=lambda total: progress_for(args, total=total),
                       notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
                       hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=args.flags)
-    with flags_named({"metrics": "--metric", **SYSTEM_FLAGS}):
+    with flags_named(args.flags):
         return rank_files(request, annotators(args) if annotator is None else annotator, hooks)
 
 

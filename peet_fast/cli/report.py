@@ -3,12 +3,11 @@ metrics: meta_eval.metric.report_section)."""
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 
 from peet_fast.cli._by_type import (by_type_from_args, by_type_section, check_by_type, check_sentences_option,
                                     print_by_type)
-from peet_fast.cli._common import add_io_option, annotators, plural
+from peet_fast.cli._common import add_io_option, annotators, flags_named, plural
 from peet_fast.cli.rank import add_rank_inputs, print_ranking, rank_inputs, ranking_from_args
 from peet_fast.io import InputError, check_not_input
 
@@ -52,24 +51,6 @@ def add_parser(sub) -> argparse.ArgumentParser:
                     help="with --meta-eval-judgments and no --human: Expected Wins (default) or TrueSkill, as "
                          "meta-eval --human-method")
     return p
-
-
-# the library's parameter names (peet_fast.meta_eval's InputError("gold", ...)) -> this command's flags
-META_FLAGS = {"data": "--meta-eval", "root": "--meta-eval", "gold": "--meta-eval-gold",
-              "system_set": "--meta-eval-set", "window": "--meta-eval-window", "metric": "--metric",
-              "outputs": "--hyp", "src": "--src", "references": "--ref", "judgments": "--meta-eval-judgments",
-              "human": "--human", "human_method": "--meta-eval-human-method"}
-
-
-@contextlib.contextmanager
-def _meta_flags():
-    """The meta-evaluation's messages naming its parameters name this command's flags instead."""
-    try:
-        yield
-    except InputError as exc:
-        if exc.line is None and exc.path in META_FLAGS:
-            raise InputError(META_FLAGS[exc.path], str(exc)[len(exc.path) + 2:]) from None
-        raise
 
 
 def _meta_eval(args, annotator):
@@ -131,7 +112,7 @@ def _own(args, annotator):
     me = meta_eval(outputs=dict(zip(names, paths)), **refs, judgments=args.meta_eval_judgments, human=args.human,
                    human_method=args.meta_eval_human_method or "ew", human_ignore=args.human_ignore,
                    human_subset=args.human_subset, seed=args.seed, annotator=annotator, model=args.model,
-                   names={"human_subset": "--human-subset", "human_ignore": "--human-ignore"})
+                   names=args.flags)
     n = len(me.systems)
     window = (4 if n > 4 else None) if args.meta_eval_window is None else args.meta_eval_window
     if window is not None and not 2 <= window <= n:
@@ -152,7 +133,7 @@ def run(args) -> int:
     check_sentences_option(args)
     check_by_type(args)
     annotator = annotators(args)                 # one pipeline for the ranking and the meta-evaluation
-    with _meta_flags():
+    with flags_named(args.flags):
         me = _meta_eval(args, annotator)
     ranking, model = ranking_from_args(args, annotator)
     extra, summary = [], None
@@ -162,7 +143,7 @@ def run(args) -> int:
         from peet_fast.cli._progress import progress_for
         from peet_fast.meta_eval.metric.report_section import report_section
 
-        with _meta_flags():
+        with flags_named(args.flags):
             metrics = metrics_given(args.metric)
             for k, metric in enumerate(metrics):      # a stage each, counting the sentences it parses
                 with progress_for(args, f"meta-eval {args.metric[k]} ({k + 1}/{len(metrics)} metrics)",

@@ -67,7 +67,7 @@ def run(args) -> int:
     runner = job_runner(args)
     model = load_model(args.model)
     warn_if_untokenised(args, [*paths, *args.ref])
-    with job_options(), progress_for(args) as progress:
+    with job_options(args), progress_for(args) as progress:
         scores = score(paths, args.ref, model, args.out, contributions=args.contributions, edits=args.edits,
                        names=names, options=task_options(args, runner, progress))
     ranked = rank(scores)

@@ -5,6 +5,7 @@ line (cli._common) turns each into its one line and exit status. ray_reason tell
 clause, no text of Ray's that names flags peet-fast does not have)."""
 from __future__ import annotations
 
+import contextlib
 import re
 import string
 from typing import Mapping
@@ -36,6 +37,26 @@ class Wording:
 
     def __repr__(self) -> str:
         return f"Wording({self.template!r}, **{self.values!r})"
+
+
+# how the messages shown as a job runs (notices, not errors) name the options: the library's parameters, unless the
+# command line running the job names its flags (shown_as)
+_SHOWN_AS: list = [{}]
+
+
+@contextlib.contextmanager
+def shown_as(names: Mapping[str, str]):
+    """Within the block, said() names each option as `names` maps it (a command line: its flags)."""
+    _SHOWN_AS.append(names)
+    try:
+        yield
+    finally:
+        _SHOWN_AS.pop()
+
+
+def said(wording: Wording) -> str:
+    """A notice's text, naming its options as this process shows them (shown_as)."""
+    return wording.worded(_SHOWN_AS[-1])
 
 
 def with_wording(exc: BaseException, wording: Wording) -> BaseException:
@@ -146,10 +167,10 @@ def ray_reason(text: str) -> str:
     return lines[0] if lines else "no reason given"
 
 
-def dashboard_url(url: str) -> str:
+def dashboard_url(url: str) -> Wording:
     """The clause for a cluster address that is an http(s) URL: the dashboard's (what `ray job submit --address`
-    takes), not the cluster's own address, and what to give instead."""
+    takes), not the cluster's own address, and what to give instead (naming the ray_address option)."""
     host = re.sub(r"^https?://", "", url).split("/")[0].rsplit(":", 1)[0] or "HEAD"
-    return (f"{url} is the URL of a Ray dashboard (what `ray job submit --address` takes), not the cluster's address: "
-            f"give --ray-address {host}:6379 (the head's GCS port, as `ray start --head` printed it), or inside "
-            f"`ray job submit` leave RAY_ADDRESS as it sets it")
+    return Wording("{url} is the URL of a Ray dashboard (what `ray job submit --address` takes), not the cluster's "
+                   "address: give {ray_address} {host}:6379 (the head's GCS port, as `ray start --head` printed it), "
+                   "or inside `ray job submit` leave RAY_ADDRESS as it sets it", url=url, host=host)

@@ -9,6 +9,7 @@ import os
 from typing import Sequence
 
 from peet_fast.io import InputError, atomic_write, json_loads, read_prefix
+from peet_fast.jobs.errors import Wording, with_wording
 from peet_fast.jobs.layout import (
     MAX_MANIFEST_BYTES,
     FORMAT,
@@ -105,10 +106,10 @@ class Manifest:
         """The refusal of a directory holding another job's output, naming each setting that differs with both
         values where its manifest records them."""
         settings = old.get("settings") if isinstance(old, dict) else None
-        diffs = setting_differences(settings, self.spec.recorded_settings()) if isinstance(settings, dict) else []
-        what = "; ".join(diffs) if diffs else "other inputs or settings"
-        return InputError(self.out_dir, f"holds the output of a different job ({what}); use another directory, or "
-                                        f"remove it to start again")
+        diffs = setting_differences(settings, self.spec.recorded_settings()) if isinstance(settings, dict) else None
+        wording = Wording("holds the output of a different job ({what}); use another directory, or remove it to "
+                          "start again", what=diffs or "other inputs or settings")
+        return with_wording(InputError(self.out_dir, str(wording)), wording)
 
     def _read_old(self) -> dict | str | None:
         """The previous manifest; "" where there is none, None where it is damaged (truncated, not JSON)."""

@@ -50,7 +50,7 @@ import sys
 import time
 from typing import Callable, Sequence
 
-from peet_fast.jobs.errors import WorkerError, ray_reason
+from peet_fast.jobs.errors import WorkerError, Wording, ray_reason, said
 from peet_fast.jobs.raylog import errors_to_stderr, stderr_without_known_noise, stop_error_listener
 # jobs.raypool: the actors' side of the dispatch; jobs.raystart: Ray's start and stop. Their public names (and those
 # the tests use) stay importable from here, as before the split.
@@ -293,8 +293,9 @@ class RayRunner:
         self.ray_failed = why
         self._actors = []
         self._actor_limit = 0
-        print(f"peet-fast {self._kind}: Ray did not start ({why}), so this process computes the job alone (the same "
-              f"output as --workers 1)", file=sys.stderr, flush=True)
+        notice = Wording("Ray did not start ({why}), so this process computes the job alone (the same output as "
+                         "{workers} 1)", why=why)
+        print(f"peet-fast {self._kind}: {said(notice)}", file=sys.stderr, flush=True)
 
     def _quiet_output(self) -> None:
         if self._stderr is None:

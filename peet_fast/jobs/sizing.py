@@ -33,6 +33,7 @@ import sys
 from collections import deque
 
 from peet_fast.io import InputError
+from peet_fast.jobs.errors import Wording, said
 
 DEFAULT_SHARD_ROWS = 20_000      # a JobSpec's size unless given (None: cut as the job runs, ShardSizer)
 # The expected parse rate of one worker on a quiet 2-core machine (README "How it scales": 20,000 pairs in 43 s in
@@ -80,9 +81,11 @@ def small_job_runner(spec, runner, total: int):
     unit = ("line" if spec.source.kind == "text" else "row") + ("" if total == 1 else "s")
     files = f" of {per_row} files" if spec.source.kind == "text" and per_row > 1 else ""
     workers = getattr(runner, "workers", None)
-    print(f"peet-fast {spec.kind}: {total} {unit}{files} {'is' if total == 1 else 'are'} too few to pay for starting "
-          f"Ray ({min_rows} or more do), so the job runs in this process instead of on "
-          f"{f'--workers {workers}' if workers else 'Ray'}.", file=sys.stderr)
+    on = Wording("{workers} {n}", n=workers) if workers else "Ray"
+    notice = Wording("{total} {unit}{files} {verb} too few to pay for starting Ray ({min_rows} or more do), so the job "
+                     "runs in this process instead of on {on}.", total=total, unit=unit, files=files,
+                     verb="is" if total == 1 else "are", min_rows=min_rows, on=on)
+    print(f"peet-fast {spec.kind}: {said(notice)}", file=sys.stderr)
     return runner.in_process()
 
 
@@ -190,5 +193,7 @@ def bound_notice(kind: str, requested: int, workers: int, cpus: int, available: 
     """The one line saying that a local job runs on fewer workers than asked for, and why."""
     memory = "" if available is None else \
         f", {available / 2**30:.1f} GB of memory available at {WORKER_BYTES / 2**30:g} GB a worker"
-    return (f"peet-fast {kind}: --workers {requested} is more than this machine runs at once ({cpus} CPU"
-            f"{'s' * (cpus != 1)}{memory}), so the job runs on {workers} worker{'s' * (workers != 1)}")
+    notice = Wording("{workers} {requested} is more than this machine runs at once ({cpus} CPU{s}{memory}), so the job "
+                     "runs on {n} worker{ns}", requested=requested, cpus=cpus, s="s" * (cpus != 1), memory=memory,
+                     n=workers, ns="s" * (workers != 1))
+    return f"peet-fast {kind}: {said(notice)}"

@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field
 
 from peet_fast import __version__
 from peet_fast.en.parse import DEFAULT_MAX_LINE_TOKENS
+from peet_fast.jobs.errors import Wording
 from peet_fast.jobs.sizing import DEFAULT_SHARD_ROWS
 from peet_fast.jobs.sources import Source
 
@@ -61,10 +62,11 @@ class JobSpec:
         return d
 
 
-# the settings of a job as the user knows them, for the message naming what differs from an earlier job's
-SETTING_NAMES = {"kind": "command", "source": "inputs", "feature_set": "--features", "tokenise": "-tok",
-                 "spacy_model": "--spacy-model", "shard_rows": "--shard-rows", "model": "--model",
-                 "system_names": "system names", "n_refs": "references", "extra": "--contributions/--edits",
+# the settings of a job as the user knows them, for the message naming what differs from an earlier job's: a setting
+# given by an option is named by it ({option}: a jobs.errors.Wording field, the command line's flag where one shows it)
+SETTING_NAMES = {"kind": "command", "source": "inputs", "feature_set": "{feature_set}", "tokenise": "{tokenise}",
+                 "spacy_model": "{spacy_model}", "shard_rows": "{shard_rows}", "model": "{model}",
+                 "system_names": "system names", "n_refs": "references", "extra": "{contributions}/{edits}",
                  "peet_fast": "peet-fast version", "ids": "id column"}
 
 
@@ -76,7 +78,7 @@ def _shown(key: str, value) -> str:
     if key == "model" and isinstance(value, dict):
         return f"{value.get('name')} ({str(value.get('sha256'))[:12]})"
     if key == "extra" and isinstance(value, dict):
-        return " ".join(f"--{k}" for k in sorted(value)) or "neither"
+        return " ".join("{%s}" % k if k.isidentifier() else _escaped(k) for k in sorted(value)) or "neither"
     if key == "ids":
         return "the input's type" if value == "typed" else "strings (an earlier peet-fast)"
     if value is None:
@@ -86,12 +88,26 @@ def _shown(key: str, value) -> str:
     return str(value)
 
 
-def setting_differences(old: dict, new: dict) -> list[str]:
-    """'NAME OLD there, NEW here' for each setting of `new` (JobSpec.recorded_settings) that differs in `old`."""
-    out = []
+def setting_differences(old: dict, new: dict) -> Wording | None:
+    """'NAME: OLD there, NEW here' for each setting of `new` (JobSpec.recorded_settings) that differs in `old`, joined
+    by '; ' (a Wording: a setting given by an option is named by it); None where none differs."""
+    parts, values = [], {}
     for key in sorted(set(old) | set(new), key=lambda k: list(SETTING_NAMES).index(k) if k in SETTING_NAMES else 99):
         a, b = old.get(key, False if key == "tokenise" else None), new.get(key, False if key == "tokenise" else None)
         if a != b:
-            name = SETTING_NAMES.get(key, key)
-            out.append(f"{name}: {_shown(key, a)} there, {_shown(key, b)} here")
-    return out
+            k = len(parts)
+            values[f"old{k}"], values[f"new{k}"] = _value(key, a), _value(key, b)
+            parts.append(f"{SETTING_NAMES.get(key, _escaped(key))}: {{old{k}}} there, {{new{k}}} here")
+    return Wording("; ".join(parts), **values) if parts else None
+
+
+def _escaped(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+def _value(key: str, value) -> str | Wording:
+    """A setting's value as shown (_shown); a value naming options (the extra outputs' flags) as a Wording."""
+    shown = _shown(key, value)
+    if key == "extra" and isinstance(value, dict) and shown != "neither":
+        return Wording(shown)
+    return shown

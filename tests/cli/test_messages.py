@@ -55,22 +55,54 @@ def test_counts_agree_with_their_nouns(run_cli, tmp_path):
 
 
 def test_library_words_become_flags():
-    """cli._flags.flag_worded: an option the library names in backticks becomes its flag (with its value, or as
-    the --no- flag of a boolean turned off); an annotator option named as the path becomes the flag when the
-    message speaks of it; anything else is left as it is."""
+    """cli._flags.flag_worded: an option the library names in backticks becomes the flag of the command line printing
+    it (with its value, or as the --no- flag of a boolean turned off); an annotator option named as the path becomes
+    the flag when the message speaks of it; anything else, and an option the command does not have, is left as it
+    is."""
+    from peet_fast.cli import build_parser
     from peet_fast.cli._flags import flag_worded
     from peet_fast.io import InputError
 
-    assert flag_worded(ValueError("x (`max_line_tokens=N` raises it, 0 lifts it)")) == \
+    commands = build_parser().commands
+    compare, rank, meta = (commands[c].get_default("flags") for c in ("compare", "rank", "meta-eval"))
+    assert flag_worded(ValueError("x (`max_line_tokens=N` raises it, 0 lifts it)"), rank) == \
         "x (--max-line-tokens N raises it, 0 lifts it)"
-    assert flag_worded(ValueError("give `spacy_model` one, or `cache=False`; `t2s=False`")) == \
+    assert flag_worded(ValueError("give `spacy_model` one, or `cache=False`; `t2s=False`"), compare) == \
         "give --spacy-model one, or --no-cache; --no-t2s"
-    assert flag_worded(ValueError("(`hyps` NAME=PATH ... or `names` NAME ...)")) == \
+    assert flag_worded(ValueError("give `spacy_model` one, or `cache=False`; `t2s=False`"), rank) == \
+        "give --spacy-model one, or --no-cache; `t2s=False`"          # rank has no --no-t2s
+    assert flag_worded(ValueError("(`hyps` NAME=PATH ... or `names` NAME ...)"), rank) == \
         "(--hyp NAME=PATH ... or --names NAME ...)"
-    assert flag_worded(ValueError("`window` and `t2s` and `x=1` stay")) == "`window` and `t2s` and `x=1` stay"
-    assert flag_worded(InputError("cilin", "give `cilin=FILE`")) == "--cilin: give --cilin FILE"
-    assert flag_worded(InputError("cilin", "no such file")) == "cilin: no such file"      # a file named cilin
-    assert flag_worded(InputError("t2s", "not UTF-8", line=3)) == "t2s:3: not UTF-8"
+    assert flag_worded(ValueError("`window` and `t2s` and `x=1` stay"), compare) == "`window` and `t2s` and `x=1` stay"
+    assert flag_worded(ValueError("`window` and `t2s` and `x=1` stay"), meta) == "--window and `t2s` and `x=1` stay"
+    assert flag_worded(InputError("cilin", "give `cilin=FILE`"), compare) == "--cilin: give --cilin FILE"
+    assert flag_worded(InputError("cilin", "no such file"), compare) == "cilin: no such file"      # a file named cilin
+    assert flag_worded(InputError("t2s", "not UTF-8", line=3), compare) == "t2s:3: not UTF-8"
+
+
+def test_one_vocabulary_derived_from_the_parsers():
+    """cli._flags.Words: each command's words come from its own parser; a library parameter spelt otherwise than
+    its option's dest (PARAMETERS) names that option, the first one the command has."""
+    from peet_fast.cli import build_parser
+
+    commands = build_parser().commands
+    words = {c: p.get_default("flags") for c, p in commands.items()}
+    assert words["featurize"]["tokenise"] == "-tok" and words["featurize"]["feature_set"] == "--features"
+    assert words["compare"]["t2s"] == "--no-t2s" and words["compare"].dest("t2s") == ("no_t2s", True)
+    assert words["meta-eval"]["outputs"] == "--outputs" and words["report"]["outputs"] == "--hyp"
+    assert words["meta-eval"]["window"] == "--window" and words["report"]["window"] == "--meta-eval-window"
+    assert words["meta-eval"]["root"] == "--data" and words["report"]["root"] == "--meta-eval"
+    assert words["gleu"]["iterations"] == "--iter" and words["gleu"]["n"] == "-n"
+    assert words["score"]["out_dir"] == "--out" and "out_dir" in words["score"]
+    assert "ray_address" not in words["rank"] and words["rank"].get("ray_address", "x") == "x"
+    assert words["rank"].defaults["batch_size"] == 256 and words["rank"].defaults["no_cache"] is False
+    for name, p in commands.items():     # every flag of every command, as its parser spells it (a dest's first)
+        first = {}
+        for action in p._actions:
+            if action.option_strings and action.dest != "help":
+                first.setdefault(action.dest, action.option_strings[0])
+        assert {dest: words[name][dest] for dest in first} == first
+    assert words["compare"]["mode"] == "--mode"
 
 
 def test_a_missing_default_pipeline_says_what_to_do(run_cli, tmp_path, monkeypatch):

@@ -52,6 +52,18 @@ def test_refusal_names_each_setting_that_differs(capsys, tmp_path):
         f"another directory, or remove it to start again")
 
 
+def test_the_library_names_the_differing_settings_by_its_parameters():
+    """jobs.spec.setting_differences as the API says it: each setting given by an option named by its parameter (the
+    command line names its flag: above), values as recorded; the extra outputs named as options too."""
+    from peet_fast.jobs.spec import setting_differences
+
+    diff = setting_differences({"feature_set": "small", "tokenise": False, "extra": {}},
+                               {"feature_set": "medium", "tokenise": True, "extra": {"edits": True}})
+    assert str(diff) == ("feature_set: small there, medium here; tokenise: not given there, given here; "
+                         "contributions/edits: neither there, edits here")
+    assert setting_differences({"feature_set": "small"}, {"feature_set": "small"}) is None
+
+
 RAY_TEXTS = {   # what ray.init(address=...) raises (Ray 2.x, ray/_private/services.py) -> our reason
     "Could not find any running Ray instance. Please specify the one to connect to by setting `--address` flag or "
     "`RAY_ADDRESS` environment variable.": "no Ray cluster was found (none running here, no RAY_ADDRESS)",
@@ -107,7 +119,7 @@ REASONS = {
     "server address). To fix this, either:\n  1. Unset RAY_ADDRESS if you are running from a Ray node, or\n  2. Set "
     "RAY_ADDRESS to the GCS address instead (e.g. <head_node_ip>:6379).":
         "http://10.0.0.1:8265 is the URL of a Ray dashboard (what `ray job submit --address` takes), not the "
-        "cluster's address: give --ray-address 10.0.0.1:6379 (the head's GCS port, as `ray start --head` printed "
+        "cluster's address: give ray_address 10.0.0.1:6379 (the head's GCS port, as `ray start --head` printed "
         "it), or inside `ray job submit` leave RAY_ADDRESS as it sets it",
     "\n\x1b[33mSomething else went wrong\x1b[0m\nmore detail": "Something else went wrong",
 }
@@ -117,7 +129,7 @@ def test_ray_failures_are_told_in_our_words():
     from peet_fast.jobs.errors import ray_reason
 
     for text, reason in REASONS.items():
-        assert ray_reason(text) == reason, text
+        assert str(ray_reason(text)) == reason, text       # the library's words: its parameter (ray_address)
 
 
 def test_dashboard_url_as_the_cluster_address_says_what_to_give_instead(capsys, tmp_path, monkeypatch):

@@ -38,7 +38,11 @@ def test_the_library_names_its_parameters_the_command_line_its_flags():
     library = str(WorkerError(no_user_cluster()))
     assert library.startswith("ray_address auto: no Ray cluster") and "give workers N without ray_address" in library
     assert "--ray" not in library and "--workers" not in library
-    assert error_line(WorkerError(no_user_cluster()))[0] == 1
+    from peet_fast.cli import build_parser
+
+    status, line = error_line(WorkerError(no_user_cluster()), build_parser().commands["featurize"].get_default("flags"))
+    assert status == 1 and line.startswith("--ray-address auto: no Ray cluster")
+    assert "give --workers N without --ray-address" in line
 
 
 @pytest.fixture

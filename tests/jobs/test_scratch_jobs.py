@@ -159,5 +159,7 @@ def test_a_full_disk_under_a_run_without_output_names_the_option_in_the_words_of
     exc = caught.value
     assert exc.errno == errno.ENOSPC and exc.filename == os.path.dirname(scratch) and not os.path.exists(scratch)
     assert exc.strerror == "No space left on device (the temporary directory of a workers run)"
-    assert error_line(exc) == (1, f"{exc.filename}: No space left on device (the temporary directory of a --workers "
+    from peet_fast.cli import build_parser
+
+    assert error_line(exc, build_parser().commands["featurize"].get_default("flags")) == (1, f"{exc.filename}: No space left on device (the temporary directory of a --workers "
                                   f"run)")

@@ -96,9 +96,9 @@ def test_small_job_runner_threshold(capsys):
     assert capsys.readouterr().err == ""
     small = sizing.small_job_runner(spec, RayRunner(2, None, min_sentences=109), 36)
     assert isinstance(small, LocalRunner)
-    assert capsys.readouterr().err == (
+    assert capsys.readouterr().err == (         # the library's words (a command line's: its flag, --workers 2)
         "peet-fast score: 36 lines of 3 files are too few to pay for starting Ray (37 or more do), so the job runs "
-        "in this process instead of on --workers 2.\n")
+        "in this process instead of on workers 2.\n")
     cluster = runner_for(2, "auto", small_jobs_in_process=True)     # joining a cluster: never in process
     assert sizing.small_job_runner(spec, cluster, 36) is cluster
     assert runner_for(2).min_sentences == 0                            # the library's default: always Ray

@@ -32,11 +32,18 @@ def test_local_workers_is_bounded_by_cpus_and_memory():
 
 
 def test_the_notice_says_what_was_asked_what_runs_and_why():
-    assert bound_notice("featurize", 9999, 2, 2, 21 * GB) == (
-        "peet-fast featurize: --workers 9999 is more than this machine runs at once (2 CPUs, 21.0 GB of memory "
-        "available at 1 GB a worker), so the job runs on 2 workers")
+    """The notice names the workers option as the library's parameter, and as a command line's flag where one runs
+    the job (jobs.errors.shown_as: featurize's words)."""
+    from peet_fast.cli import build_parser
+    from peet_fast.jobs.errors import shown_as
+
     assert bound_notice("score", 4, 1, 1, None) == (
-        "peet-fast score: --workers 4 is more than this machine runs at once (1 CPU), so the job runs on 1 worker")
+        "peet-fast score: workers 4 is more than this machine runs at once (1 CPU), so the job runs on 1 worker")
+    with shown_as(build_parser().commands["featurize"].get_default("flags")):
+        assert bound_notice("featurize", 9999, 2, 2, 21 * GB) == (
+            "peet-fast featurize: --workers 9999 is more than this machine runs at once (2 CPUs, 21.0 GB of memory "
+            "available at 1 GB a worker), so the job runs on 2 workers")
+    assert bound_notice("score", 4, 1, 1, None).startswith("peet-fast score: workers 4 ")     # the block ended
 
 
 NOTICE = re.compile(r"peet-fast featurize: --workers 9999 is more than this machine runs at once \((\d+) CPUs?, "
