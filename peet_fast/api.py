@@ -21,6 +21,7 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import dataclass
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from peet_fast.io import InputError
@@ -318,8 +319,10 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     if any(m.needs_model for m in objs):
         loaded = _loaded_model(model)
     annotator = _annotators("en", tokenize, pipeline)
-    data = EvalSet(None if src is None else list(src), refs_t, blocks, gold_path, annotator,
-                   {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
+    given = SimpleNamespace(sources=None if src is None else list(src), references=refs_t, gold=blocks,
+                            gold_path=gold_path)
+    data = EvalSet.from_files(given, annotator,
+                              {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
     try:
         check_metric_inputs(objs, data, src_hint="src (or a gold M2 text as gold)", gold_hint="a gold M2 text as gold")
     except ValueError as exc:

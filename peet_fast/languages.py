@@ -127,7 +127,7 @@ _PAIR_MEMO: contextvars.ContextVar = contextvars.ContextVar("peet_fast_pair_memo
 
 @contextlib.contextmanager
 def remembering(memo: PairMemo | None):
-    """Inside: the annotators that support it (English) recall pairs they annotated before from ``memo`` (None:
+    """Inside: the annotators (English and Chinese, through recalled_pairs) recall pairs they annotated before from ``memo`` (None:
     none). Results are the same with and without it."""
     token = _PAIR_MEMO.set(memo)
     try:
@@ -139,6 +139,37 @@ def remembering(memo: PairMemo | None):
 def pair_memo() -> PairMemo | None:
     """The PairMemo active here (remembering), or None."""
     return _PAIR_MEMO.get()
+
+
+def recalled_pairs(owner, origs: Sequence[str], cors: Sequence[str], annotate, variant=None) -> list:
+    """``annotate(origs, cors)`` (one Annotation per pair, each depending on that pair alone), with the pairs the
+    active PairMemo (remembering) holds for ``owner`` recalled instead of annotated again: each distinct pair not
+    held is annotated once (a pair given twice in one batch too), in one call, and stored. ``variant`` (a
+    hashable: e.g. the alignment strategy) joins the key where the owner annotates a pair in more than one way.
+    Without an active memo: ``annotate(origs, cors)``. The one memo code of every language's annotate_pairs."""
+    memo = pair_memo()
+    if memo is None:
+        return annotate(origs, cors)
+    table = memo.table(owner)           # pairs annotated before in this run
+    keys = [(o, c) if variant is None else (o, c, variant) for o, c in zip(origs, cors)]
+    out: list = [None] * len(keys)
+    todo: dict = {}                     # key -> its first index
+    for k, key in enumerate(keys):
+        entry = table.get(key)
+        if entry is not None:
+            out[k] = memo.recall(entry)
+            memo.hits += 1
+        elif key not in todo:
+            todo[key] = k
+    if todo:
+        firsts = list(todo.values())
+        for k, ann in zip(firsts, annotate([origs[k] for k in firsts], [cors[k] for k in firsts])):
+            out[k] = ann
+            memo.store(table, keys[k], ann)
+        for k, key in enumerate(keys):
+            if out[k] is None:
+                out[k] = memo.recall(out[todo[key]])
+    return out
 
 
 def language(lang: str) -> ModuleType:

@@ -277,6 +277,29 @@ def test_no_branch_on_a_metric_name_outside_peet_and_metrics():
     assert not found, "comparisons with a metric's name outside peet/ and metrics/: " + ", ".join(found)
 
 
+def eval_set_calls(tree: ast.AST) -> list[int]:
+    """Lines calling EvalSet(...) itself (a bare name or an attribute: base.EvalSet(...)), not one of its
+    constructors (EvalSet.from_files, EvalSet.from_gold)."""
+    return [node.lineno for node in ast.walk(tree) if isinstance(node, ast.Call)
+            and (isinstance(node.func, ast.Name) and node.func.id == "EvalSet"
+                 or isinstance(node.func, ast.Attribute) and node.func.attr == "EvalSet")]
+
+
+def test_eval_set_call_finder():
+    tree = ast.parse("a = EvalSet(s, r)\nb = base.EvalSet(s, r)\nc = EvalSet.from_files(i)\n"
+                     "d = EvalSet.from_gold(g)\ne = isinstance(x, EvalSet)\n")
+    assert eval_set_calls(tree) == [1, 2]
+
+
+def test_eval_set_built_in_one_place():
+    """The package builds a test set only through EvalSet.from_files / EvalSet.from_gold (issue 42: what an EvalSet
+    is made of, its memo included, decided in metrics/base.py alone)."""
+    found = [f"{rel}:{line}" for rel, tree in _sources() if rel != "metrics/base.py"
+             for line in eval_set_calls(tree)]
+    assert not found, "EvalSet(...) called outside metrics/base.py (use EvalSet.from_files or from_gold): " + \
+        ", ".join(found)
+
+
 MAX_PARAMETERS = 8
 # functions over MAX_PARAMETERS, and their count (none left: the options of each are grouped into a dataclass, as
 # rank_systems' RankOptions, rank_files' RankRequest and the jobs' JobOptions); none may join

@@ -37,7 +37,7 @@ def by_type_from_args(args, ranking, annotator):
         data = read_eval_inputs(paths, args.ref, args.src, args.flags)
     if data.sources is None:
         raise InputError("--by-type", "needs the source sentences: give --src SRC (or a gold M2 as --ref)")
-    test_set = EvalSet(data.sources, data.references, data.gold, data.gold_path, annotator, {"lang": "en"})
+    test_set = EvalSet.from_files(data, annotator, {"lang": "en"})
     located = [*zip(paths, data.hyps), *data.columns]
     with lines_located(located if data.gold is None else located[:len(paths)]):
         hyp, ref = edits_from_texts(data.hyps, test_set)

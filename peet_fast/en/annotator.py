@@ -18,7 +18,7 @@ from peet_fast._ext import classify as _classify
 from peet_fast._ext.tokens import Sent
 from peet_fast.en.m2 import write_m2
 from peet_fast.en.parse import DEFAULT_BATCH_SIZE, DEFAULT_MAX_LINE_TOKENS, Parser
-from peet_fast.languages import Annotation, SpanEdit, pair_memo
+from peet_fast.languages import Annotation, SpanEdit, recalled_pairs
 
 MERGE_STRATEGIES = tuple(_annotate.MERGE_STRATEGIES)
 RELAXED_TYPES = frozenset({"R:WO", "R:SPELL"})   # the ensemble's word-order and spelling edits
@@ -173,28 +173,7 @@ class Annotator:
         meta-evaluation's metrics) a pair annotated before is recalled from the memo, a copy equal to it."""
         origs = [o.strip() for o in origs]
         cors = [c.strip() for c in cors]
-        memo = pair_memo()
-        if memo is None:
-            return self._annotate_pairs(origs, cors)
-        table = memo.table(self)        # pairs annotated before in this run (languages.remembering)
-        out: list = [None] * len(origs)
-        todo: dict = {}                 # pair -> its first index: a pair given twice in one batch annotated once
-        for k, pair in enumerate(zip(origs, cors)):
-            entry = table.get(pair)
-            if entry is not None:
-                out[k] = memo.recall(entry)
-                memo.hits += 1
-            elif pair not in todo:
-                todo[pair] = k
-        if todo:
-            firsts = list(todo.values())
-            for k, ann in zip(firsts, self._annotate_pairs([origs[k] for k in firsts], [cors[k] for k in firsts])):
-                out[k] = ann
-                memo.store(table, (origs[k], cors[k]), ann)
-            for k, pair in enumerate(zip(origs, cors)):
-                if out[k] is None:
-                    out[k] = memo.recall(out[todo[pair]])
-        return out
+        return recalled_pairs(self, origs, cors, self._annotate_pairs)
 
     def _annotate_pairs(self, origs: list[str], cors: list[str]) -> list[Annotation]:
         """annotate_pairs of stripped texts (each pair's Annotation depends on that pair alone)."""

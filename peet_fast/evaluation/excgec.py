@@ -33,7 +33,7 @@ from typing import Any, Iterable, Sequence
 from peet_fast.io import InputError, JSONTooDeep, json_loads, read_bounded, without_bom
 
 MAX_JSON_LINE = 256 << 20        # an EXCGEC file may be one line of JSON: a longer line is refused as it is read
-from peet_fast.languages import span_rules
+from peet_fast.languages import PairMemo, remembering, span_rules
 from peet_fast.metrics.overlap import pair_scores_many
 
 # The 17 error types, in the evaluator's order (VALID_ERROR_TYPES of benchmarks/xcgec/objects.py).
@@ -319,10 +319,10 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
     from peet_fast.metrics.span import NOOP, SpanOptions, compare_edits
 
     pairs = [(s.source, s.target) for s in hyp] + [(s.source, s.target) for s in ref]
-    unique = list(dict.fromkeys(pairs))
-    annotated = dict(zip(unique, annotator.annotate_pairs([s for s, _ in unique], [t for _, t in unique])))
+    with remembering(PairMemo()):       # a pair given twice (hyp and ref, or two samples) annotated once
+        annotated = annotator.annotate_pairs([s for s, _ in pairs], [t for _, t in pairs])
     n = len(hyp)
-    targets = [cl.annotation_target(annotated[p]) for p in pairs]
+    targets = [cl.annotation_target(a) for a in annotated]
     sents = [cl.CSentence(targets[i][0], targets[i][1], (targets[n + i][1],)) for i in range(n)]
     variants = cl.cleme(sents, merge_distance=merge_distance, beta=beta)
     fkey = f"F{beta:g}"
@@ -339,7 +339,7 @@ def correction_scores(hyp: Sequence[XSample], ref: Sequence[XSample], annotator,
                 edits.append(NOOP)
         return {0: edits}
 
-    result = compare_edits([pooled(annotated[p]) for p in pairs[:n]], [pooled(annotated[p]) for p in pairs[n:]],
+    result = compare_edits([pooled(a) for a in annotated[:n]], [pooled(a) for a in annotated[n:]],
                            SpanOptions(beta, "cs", **span_rules(annotator.lang)))
     p, r, f = cl.prf(result.tp, result.fp, result.fn, beta)
     cherrant = {"P": p, "R": r, fkey: f, "TP": result.tp, "FP": result.fp, "FN": result.fn}

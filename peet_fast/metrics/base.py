@@ -68,20 +68,30 @@ class EvalSet:
 
     @classmethod
     def from_gold(cls, blocks: Sequence[Any], gold_path: str | None = None, annotator=None,
-                  options: dict | None = None) -> "EvalSet":
+                  options: dict | None = None, memo: PairMemo | None = None) -> "EvalSet":
         """The test set of a gold M2 (its blocks, read from gold_path): the sources (each block's S line) and one
         reference set per annotator (formats.m2.annotator_references) -- the one place a gold M2 becomes
-        references."""
+        references. memo: the PairMemo to share (None: a new one)."""
         from peet_fast.formats.m2 import annotator_references
 
-        return cls([" ".join(b.source) for b in blocks], annotator_references(blocks, gold_path or "<gold>"), blocks,
-                   gold_path, annotator, dict(options or {}))
+        return cls._made([" ".join(b.source) for b in blocks], annotator_references(blocks, gold_path or "<gold>"),
+                         blocks, gold_path, annotator, options, memo)
 
     @classmethod
-    def from_files(cls, inputs, annotator=None, options: dict | None = None) -> "EvalSet":
-        """The test set of the files a command read (evaluation.inputs.read_eval_inputs: sources, references, a
-        gold M2 and its path)."""
-        return cls(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, dict(options or {}))
+    def from_files(cls, inputs, annotator=None, options: dict | None = None,
+                   memo: PairMemo | None = None) -> "EvalSet":
+        """The test set of what a caller read: any object with ``sources``, ``references``, ``gold`` and
+        ``gold_path`` (evaluation.inputs.read_eval_inputs's EvalInputs, a meta-evaluation's dataset). memo: the
+        PairMemo to share (a meta-evaluation's dataset hands its own to each of its EvalSets; None: a new one).
+        With from_gold, the one way the package builds an EvalSet (tests/test_imports.py checks it)."""
+        return cls._made(inputs.sources, inputs.references, inputs.gold, inputs.gold_path, annotator, options, memo)
+
+    @classmethod
+    def _made(cls, sources, references, gold, gold_path, annotator, options, memo) -> "EvalSet":
+        made = cls(sources, references, gold, gold_path, annotator, dict(options or {}))
+        if memo is not None:
+            made.memo = memo
+        return made
 
     def remembered(self):
         """A context in which the annotators recall the pairs annotated before on this test set (its memo)."""

@@ -14,7 +14,7 @@ from __future__ import annotations
 from array import array
 from typing import Iterable, Mapping, Sequence, TextIO
 
-from peet_fast.languages import Annotation, SpanEdit
+from peet_fast.languages import Annotation, SpanEdit, recalled_pairs
 from peet_fast.zh.m2 import write_zh_m2
 from peet_fast.zh.resources import (
     ALIGN_PUNCT,
@@ -195,8 +195,13 @@ class ZhAnnotator:
     def annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], *,
                        alternatives: bool = True) -> list[Annotation]:
         """annotate_full for each pair: every minimum-cost alignment under the annotator's strategy, or only the
-        first without ``alternatives``."""
+        first without ``alternatives``. Inside languages.remembering a pair annotated before (under the same
+        strategy) is recalled from the memo, a copy equal to it (languages.recalled_pairs, as in English)."""
         strategy = self.strategy if alternatives else "first"
+        return recalled_pairs(self, origs, cors, lambda o, c: self._annotate_pairs(o, c, strategy), variant=strategy)
+
+    def _annotate_pairs(self, origs: Sequence[str], cors: Sequence[str], strategy: str) -> list[Annotation]:
+        """annotate_full for each pair under ``strategy``, reporting to ``progress`` as it goes."""
         if self.progress is None:
             return [self.annotate_full(s, t, strategy) for s, t in zip(origs, cors)]
         out = []

@@ -65,3 +65,21 @@ def test_the_memo_is_the_eval_sets():
         from peet_fast.languages import pair_memo
 
         assert pair_memo() is a.memo
+
+
+def test_the_constructors_hand_a_memo_on():
+    """EvalSet.from_files and from_gold (the package's only ways to build one) share a memo given, else make one."""
+    from types import SimpleNamespace
+
+    from peet_fast.formats.m2 import parse_m2, split_lines
+    from peet_fast.languages import PairMemo
+
+    memo = PairMemo()
+    given = SimpleNamespace(sources=["a b"], references=[["a c"]], gold=None, gold_path=None)
+    shared = EvalSet.from_files(given, None, {"lang": "en"}, memo=memo)
+    assert shared.memo is memo and shared == EvalSet.from_files(given, None, {"lang": "en"})
+    assert EvalSet.from_files(given).memo is not memo
+    blocks = parse_m2(split_lines("S a b\nA 1 2|||R:NOUN|||c|||REQUIRED|||-NONE-|||0\n\n"))
+    gold = EvalSet.from_gold(blocks, None, memo=memo)
+    assert gold.memo is memo and gold.sources == ["a b"] and gold.references == [["a c"]]
+    assert EvalSet.from_gold(blocks).memo is not memo

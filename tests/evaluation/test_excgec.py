@@ -381,6 +381,22 @@ def test_fixture_correction_scores(zh_annotator):
     assert (h["TP"], h["FP"], h["FN"]) == (2, 1, 2) and math.isclose(h["F0.5"], 0.625)
 
 
+def test_correction_scores_annotate_each_distinct_pair_once(zh_annotator, monkeypatch):
+    """correction_scores annotates under a memo of its own (languages.remembering): a pair given twice (sample 0's
+    hyp equals its ref) is aligned once, and no memo is left active after it."""
+    from peet_fast.languages import pair_memo
+
+    hyp, ref = X.read_excgec(FIX / "hyp.json"), X.read_excgec(FIX / "ref.json")
+    want = X.correction_scores(hyp, ref, zh_annotator, merge_distance=1)
+    pairs = [(s.source, s.target) for s in [*hyp, *ref]]
+    calls = []
+    full = zh_annotator.annotate_full
+    monkeypatch.setattr(zh_annotator, "annotate_full", lambda s, t, strategy="all": calls.append((s, t))
+                        or full(s, t, strategy))
+    assert X.correction_scores(hyp, ref, zh_annotator, merge_distance=1) == want
+    assert sorted(calls) == sorted(set(pairs)) and len(calls) < len(pairs) and pair_memo() is None
+
+
 def test_shared_cleme_matches_reference(shared_corpora):
     _need_zh()
     from peet_fast.zh import ZhAnnotator

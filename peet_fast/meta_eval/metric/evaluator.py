@@ -14,7 +14,7 @@ Results are attribute-style dicts (:class:`Result`) keyed as the `--summary` JSO
 ``corr_sentence(m).sent.accuracy``, ``window_analysis(m, 4).ts_edit[0].spearman``, ``pairwise_analysis(m).sent[0]``."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -127,9 +127,9 @@ class MetaEval:
         return self._annotators()
 
     def eval_set(self) -> EvalSet:
-        d = self.dataset
-        return EvalSet(d.sources, d.references, d.gold, None, self._annotators, {"model": self._model, "lang": "en"},
-                       memo=self._pair_memo)
+        # the dataset's gold: its blocks at its lines, not the whole file at its gold_path (so no path handed on)
+        return EvalSet.from_files(replace(self.dataset, gold_path=None), self._annotators,
+                                  {"model": self._model, "lang": "en"}, memo=self._pair_memo)
 
     # --- scoring -----------------------------------------------------------------------------------------------
 

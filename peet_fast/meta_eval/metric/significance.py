@@ -21,7 +21,7 @@ import math
 
 import numpy as np
 
-from peet_fast.metrics.stats import average_ranks, bootstrap_indices, finite_ci
+from peet_fast.metrics.stats import average_ranks, bootstrap_indices, check_bootstrap, check_seed, finite_ci
 
 DEFAULT_SEED = 0
 
@@ -55,26 +55,26 @@ def system_intervals(boot: np.ndarray, human: dict, systems: list) -> dict:
 
 def checked_resampling(bootstrap, seed) -> tuple[int, int]:
     """bootstrap (0: none; at most MAX_RESAMPLES, refused before a (B, n) index array is drawn) and seed, checked at
-    the API's edge (InputError naming `bootstrap` or `seed`)."""
-    from peet_fast.io import InputError
-    from peet_fast.metrics.stats import MAX_RESAMPLES, MAX_SEED
+    the API's edge (InputError naming `bootstrap` or `seed`): each a non-negative integer, then bounded by
+    metrics.stats' checks (check_bootstrap, check_seed: what every command's options are checked by)."""
+    bootstrap, seed = _non_negative(bootstrap, "bootstrap"), _non_negative(seed, "seed")
+    check_bootstrap(bootstrap, 0, "bootstrap")
+    check_seed(seed, "seed")
+    return bootstrap, seed
 
-    for name, value, most in (("bootstrap", bootstrap, MAX_RESAMPLES), ("seed", seed, MAX_SEED)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
-            raise InputError(name, f"{value!r} is not a non-negative integer")
-        if value > most:
-            raise InputError(name, f"at most {most:,}, not {value:,}")
-    return int(bootstrap), int(seed)
+
+def _non_negative(value, name: str) -> int:
+    from peet_fast.io import InputError
+
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
+        raise InputError(name, f"{value!r} is not a non-negative integer")
+    return int(value)
 
 
 def sentence_indices(n: int, resamples: int, seed: int = DEFAULT_SEED) -> np.ndarray:
     """(resamples, n) indices of the resampled units; InputError naming `bootstrap` or `seed` for a count or seed
-    that is not a non-negative integer."""
-    from peet_fast.io import InputError
-
-    for name, value in (("bootstrap", resamples), ("seed", seed)):
-        if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < 0:
-            raise InputError(name, f"{value!r} is not a non-negative integer")
+    that checked_resampling refuses."""
+    resamples, seed = checked_resampling(resamples, seed)
     return bootstrap_indices(n, resamples, seed)
 
 

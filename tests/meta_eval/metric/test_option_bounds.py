@@ -41,6 +41,25 @@ def test_the_bounds():
         check_seed(-1)
 
 
+def test_meta_eval_resampling_is_checked_by_the_same_bounds():
+    """meta_eval's sentence_indices and checked_resampling (the API's bootstrap / seed) refuse what check_bootstrap
+    and check_seed refuse, with their messages; a value that is no non-negative integer keeps its own."""
+    from peet_fast.meta_eval.metric.significance import checked_resampling, sentence_indices
+
+    assert checked_resampling(MAX_RESAMPLES, MAX_SEED) == (MAX_RESAMPLES, MAX_SEED)
+    assert sentence_indices(4, 3, 7).shape == (3, 4) and sentence_indices(4, 0).shape == (0, 4)
+    for check in (checked_resampling, lambda b, s: sentence_indices(4, b, s)):
+        with pytest.raises(InputError, match=r"^bootstrap: at most 100,000 resamples \(each one's figures are "
+                                             r"kept\), not 100,001$"):
+            check(100_001, 0)
+        with pytest.raises(InputError, match=r"^seed: at most 2\*\*64 - 1 \(18,446,744,073,709,551,615\), not "):
+            check(3, 2**64)
+        with pytest.raises(InputError, match=r"^bootstrap: 2.5 is not a non-negative integer$"):
+            check(2.5, 0)
+        with pytest.raises(InputError, match=r"^seed: -1 is not a non-negative integer$"):
+            check(3, -1)
+
+
 @pytest.mark.parametrize("method", ["ew", "ts"])
 def test_human_rank_caps_the_bootstrap(capsys, method):
     unit = "TrueSkill runs" if method == "ts" else "resamples"
