@@ -11,11 +11,14 @@ DIR/index.html has one section per plot, each with exactly one image:
 Sections another package builds (evaluation.report_sections.Section; `report --meta-eval`:
 meta_eval.metric.report_section) follow, each with its HTML and its images.
 
+The ranking section's table is one layout for any metrics: per metric a group of columns under its name (its score,
+95 % interval and p (vs next), and the per-system figures it carries: PEET's s/word and mean s/word), then the human
+score and the sentences; ranked by PEET alone, WER (the baseline, not ranked: its score only) has a group beside it.
 Ranked by other metrics (`rank --metric ...`, anything but PEET alone), the page shows them side by side: sections 1
 and 2 only when PEET is among them; ``ranking.png`` has one panel per metric (its score and 95 % interval, in the
-ranking's order) and the table one score / interval / p(next) group per metric; ``human.png`` one panel per metric
-(WER, the baseline, always) against the human scores. Panels are laid out two a row (a page-wide image stays
-readable), scatter labels by evaluation.labels (no overlaps, inside the panel), and table cells never wrap.
+ranking's order); ``human.png`` one panel per metric (WER, the baseline, always) against the human scores. Panels
+are laid out two a row (a page-wide image stays readable), scatter labels by evaluation.labels (no overlaps, inside
+the panel), and table cells never wrap.
 
 The directory is written complete or not at all: everything goes into a temporary directory beside DIR, which is
 then renamed into place. An existing DIR is replaced only when it is empty or holds an earlier peet-fast report.
@@ -141,10 +144,8 @@ def _build(tmp: str, ranking, model, human_file) -> list[tuple[str, str, str]]:
         terms, contrib = contributions(ranking, model)
         out.append(("contributions", _plot_contributions(tmp, names, terms, contrib),
                     _contributions_table(names, terms, contrib, ranking)))
-    if ranking.own_figures:
-        out.append(("ranking", _plot_ranking(tmp, ranking), _ranking_table(ranking)))
-    else:
-        out.append(("ranking", _plot_metrics(tmp, ranking), _metrics_table(ranking)))
+    plot = _plot_ranking if ranking.own_figures else _plot_metrics
+    out.append(("ranking", plot(tmp, ranking), _ranking_table(ranking)))
     if ranking.correlation is not None:
         out.append(("human", _plot_human(tmp, ranking), _correlation_table(ranking, human_file)))
     return out
@@ -324,8 +325,6 @@ def _fmt(x, digits: int = 3) -> str:
     return f"{x:.{digits}f}"
 
 
-
-
 def _distribution_table(ranking) -> str:
     rows = []
     for s, row in zip(ranking.systems, ranking.seconds):
@@ -339,36 +338,53 @@ def _contributions_table(names, terms, contrib, ranking) -> str:
     return _table(["system", *terms, "PEET"], rows)
 
 
-def _ranking_table(ranking) -> str:
-    rows = []
-    for k, s in enumerate(ranking.systems, 1):
-        rows.append([k, s.name, _fmt(s.peet), f"[{_fmt(s.ci_low)}, {_fmt(s.ci_high)}]", _fmt(s.p_next),
-                     _fmt(s.wer, 4), _fmt(s.human), s.sentences, _fmt(s.seconds_per_word, 4),
-                     _fmt(s.mean_seconds_per_word, 4)])
-    return (_table(["rank", "system", "PEET (s)", "95 % CI", "p (vs next)", "WER", "human", "sentences", "s/word",
-                    "mean s/word"], rows, left=(0, 1))
-            + "<p>s/word: the system's total predicted seconds / its total MO words (whitespace-separated); mean "
-              "s/word: the mean over sentences of seconds / MO words (sentences without MO words left out).</p>")
+# the per-system figures besides a score (MetricScore.figures, Metric.system_figures; PEET's per-word ones) that the
+# ranking table shows in a metric's group, as rank prints them (cli.rank.FIGURE_COLUMNS): figure -> (header, meaning)
+_FIGURES = {"seconds_per_word": ("s/word", "the system's total predicted seconds / its total MO words "
+                                           "(whitespace-separated)"),
+            "mean_seconds_per_word": ("mean s/word", "the mean over sentences of seconds / MO words (sentences "
+                                                     "without MO words left out)")}
 
 
-def _metrics_table(ranking) -> str:
-    """The ranking's metrics side by side: per metric its score, 95 % interval and p (vs next)."""
+def _table_metrics(ranking) -> list:
+    """The metrics (MetricInfo) the ranking table shows, as rank prints them (cli.rank.ranking_columns): the ranked
+    ones, in their order, and beside one alone with figures of its own (Ranking.own_figures) the baseline."""
     infos = list(ranking.metrics.values())
-    heads = [[("rank", 1, 2), ("system", 1, 2), *((m.title, 3, 1) for m in infos), ("human", 1, 2),
+    return infos + [ranking.baseline] if ranking.own_figures else infos
+
+
+def _metric_columns(ranking, m) -> list[tuple[str, object]]:
+    """(sub-header, cell of a MetricScore) of one metric's group: its score; its 95 % interval and p (vs next)
+    where it is ranked (the baseline beside the ranking has neither); then its figures (_FIGURES) it carries."""
+    digits = 3 if m.fmt.endswith("3f") else 4
+    cols = [("score", lambda f: _fmt(f.score, digits))]
+    if m.name in ranking.metrics:
+        cols += [("95 % CI", lambda f: f"[{_fmt(f.ci_low, digits)}, {_fmt(f.ci_high, digits)}]"),
+                 ("p (vs next)", lambda f: _fmt(f.p_next))]
+    carried = set().union(*(s.metrics[m.name].figures for s in ranking.systems))
+    cols += [(head, lambda f, k=k: _fmt(f.figures.get(k), 4)) for k, (head, _) in _FIGURES.items() if k in carried]
+    return cols
+
+
+def _ranking_table(ranking) -> str:
+    """The ranking, one row per system: rank and name, then under each shown metric's name (_table_metrics) its
+    group of columns (_metric_columns), then the human score and the sentences; below it, what the columns mean."""
+    infos = _table_metrics(ranking)
+    groups = [(m, _metric_columns(ranking, m)) for m in infos]
+    heads = [[("rank", 1, 2), ("system", 1, 2), *((m.title, len(cols), 1) for m, cols in groups), ("human", 1, 2),
               ("sentences", 1, 2)],
-             [cell for _ in infos for cell in (("score", 1, 1), ("95 % CI", 1, 1), ("p (vs next)", 1, 1))]]
-    rows = []
-    for k, s in enumerate(ranking.systems, 1):
-        row = [k, s.name]
-        for m in infos:
-            f = s.metrics[m.name]
-            digits = 3 if m.fmt.endswith("3f") else 4
-            row += [_fmt(f.score, digits), f"[{_fmt(f.ci_low, digits)}, {_fmt(f.ci_high, digits)}]", _fmt(f.p_next)]
-        rows.append(row + [_fmt(s.human), s.sentences])
+             [(head, 1, 1) for _, cols in groups for head, _ in cols]]
+    rows = [[k, s.name, *(cell(s.metrics[m.name]) for m, cols in groups for _, cell in cols), _fmt(s.human),
+             s.sentences] for k, s in enumerate(ranking.systems, 1)]
     directions = ", ".join(f"{m.title}: {'higher' if m.higher_is_better else 'lower'} is better" for m in infos)
-    return (_table([], rows, left=(0, 1), head_rows=heads)
-            + f"<p>Ranked by {html.escape(infos[0].label)}. {html.escape(directions)}. p (vs next): share of the "
-              f"paired resamples in which a system is not strictly better than the next one by that metric.</p>")
+    beside = [m.title for m in infos if m.name not in ranking.metrics]
+    if beside:
+        directions += f" ({', '.join(beside)} computed beside the ranking: no interval or p-value)"
+    text = (f"<p>Ranked by {html.escape(infos[0].label)}. {html.escape(directions)}. p (vs next): share of the "
+            f"paired resamples in which a system is not strictly better than the next one by that metric.</p>")
+    notes = [f"{head}: {meaning}" for head, meaning in _FIGURES.values() if any(head == h[0] for h in heads[1])]
+    text += f"<p>{'; '.join(notes)}.</p>" if notes else ""
+    return _table([], rows, left=(0, 1), head_rows=heads) + text
 
 
 def _correlation_table(ranking, human_file) -> str:
