@@ -127,8 +127,8 @@ _PAIR_MEMO: contextvars.ContextVar = contextvars.ContextVar("peet_fast_pair_memo
 
 @contextlib.contextmanager
 def remembering(memo: PairMemo | None):
-    """Inside: the annotators (English and Chinese, through recalled_pairs) recall pairs they annotated before from ``memo`` (None:
-    none). Results are the same with and without it."""
+    """Inside: the annotators (English and Chinese, through recalled_pairs) recall pairs they annotated before from
+    ``memo`` (None: none). Results are the same with and without it."""
     token = _PAIR_MEMO.set(memo)
     try:
         yield memo

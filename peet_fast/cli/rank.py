@@ -129,10 +129,6 @@ class Column(NamedTuple):
         return max(self.width, len(self.head), *(len(x) for x in self.cells)) if self.fit else self.width
 
 
-# the per-system figures (RankedSystem.metrics[...].figures, Metric.system_figures) a table by that metric alone shows
-FIGURE_COLUMNS = {"seconds_per_word": ("s/word", 7), "mean_seconds_per_word": ("mean s/word", 11)}
-
-
 def _value(x: float, fmt: str) -> str:
     return "nan" if x != x else format(x, fmt)
 
@@ -163,8 +159,8 @@ def ranking_columns(ranking) -> tuple[list[Column], list]:
         columns.append(Column(base.title, [_value(s.metrics[base.name].score, base.fmt) for s in systems], 7))
         shown_metrics.append(base)
         figures = systems[0].metrics[shown_metrics[0].name].figures
-        columns += [Column(head, [f"{s.metrics[shown_metrics[0].name].figures[k]:.4f}" for s in systems], width)
-                    for k, (head, width) in FIGURE_COLUMNS.items() if k in figures]
+        columns += [Column(head, [f"{s.metrics[shown_metrics[0].name].figures[k]:.4f}" for s in systems],
+                           max(len(head), 7)) for k, (head, _) in shown_metrics[0].shown_figures.items() if k in figures]
     if ranking.correlation is not None:
         columns.append(Column("human", ["-" if s.human is None else f"{s.human:.4g}" for s in systems], 9))
     return columns, shown_metrics

@@ -95,6 +95,11 @@ class MetricInfo:
         return cls(metric.name, metric.title or metric.name, metric.describe(), metric.higher_is_better, metric.fmt,
                    metric=metric)
 
+    @property
+    def shown_figures(self) -> dict:
+        """The figures a ranking table shows beside its score (Metric.shown_figures): figure -> (header, meaning)."""
+        return {} if self.metric is None else type(self.metric).shown_figures
+
     def breakdown(self, rank: int) -> dict | None:
         """Per-category figures (Metric.breakdown) of the system at this rank, or None."""
         return None if self.metric is None else self.metric.breakdown(self.stats[rank])

@@ -338,14 +338,6 @@ def _contributions_table(names, terms, contrib, ranking) -> str:
     return _table(["system", *terms, "PEET"], rows)
 
 
-# the per-system figures besides a score (MetricScore.figures, Metric.system_figures; PEET's per-word ones) that the
-# ranking table shows in a metric's group, as rank prints them (cli.rank.FIGURE_COLUMNS): figure -> (header, meaning)
-_FIGURES = {"seconds_per_word": ("s/word", "the system's total predicted seconds / its total MO words "
-                                           "(whitespace-separated)"),
-            "mean_seconds_per_word": ("mean s/word", "the mean over sentences of seconds / MO words (sentences "
-                                                     "without MO words left out)")}
-
-
 def _table_metrics(ranking) -> list:
     """The metrics (MetricInfo) the ranking table shows, as rank prints them (cli.rank.ranking_columns): the ranked
     ones, in their order, and beside one alone with figures of its own (Ranking.own_figures) the baseline."""
@@ -355,14 +347,15 @@ def _table_metrics(ranking) -> list:
 
 def _metric_columns(ranking, m) -> list[tuple[str, object]]:
     """(sub-header, cell of a MetricScore) of one metric's group: its score; its 95 % interval and p (vs next)
-    where it is ranked (the baseline beside the ranking has neither); then its figures (_FIGURES) it carries."""
+    where it is ranked (the baseline beside the ranking has neither); then the figures it carries (MetricInfo.shown_figures)."""
     digits = 3 if m.fmt.endswith("3f") else 4
     cols = [("score", lambda f: _fmt(f.score, digits))]
     if m.name in ranking.metrics:
         cols += [("95 % CI", lambda f: f"[{_fmt(f.ci_low, digits)}, {_fmt(f.ci_high, digits)}]"),
                  ("p (vs next)", lambda f: _fmt(f.p_next))]
     carried = set().union(*(s.metrics[m.name].figures for s in ranking.systems))
-    cols += [(head, lambda f, k=k: _fmt(f.figures.get(k), 4)) for k, (head, _) in _FIGURES.items() if k in carried]
+    cols += [(head, lambda f, k=k: _fmt(f.figures.get(k), 4)) for k, (head, _) in m.shown_figures.items()
+             if k in carried]
     return cols
 
 
@@ -382,7 +375,8 @@ def _ranking_table(ranking) -> str:
         directions += f" ({', '.join(beside)} computed beside the ranking: no interval or p-value)"
     text = (f"<p>Ranked by {html.escape(infos[0].label)}. {html.escape(directions)}. p (vs next): share of the "
             f"paired resamples in which a system is not strictly better than the next one by that metric.</p>")
-    notes = [f"{head}: {meaning}" for head, meaning in _FIGURES.values() if any(head == h[0] for h in heads[1])]
+    notes = [f"{head}: {meaning}" for m in infos for head, meaning in m.shown_figures.values()
+             if any(head == h[0] for h in heads[1])]
     text += f"<p>{'; '.join(notes)}.</p>" if notes else ""
     return _table([], rows, left=(0, 1), head_rows=heads) + text
 

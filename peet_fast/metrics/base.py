@@ -153,6 +153,8 @@ class Metric:
     needs_gold: ClassVar[bool] = False      # refuses an EvalSet without a gold M2
     needs_annotator: ClassVar[bool] = False  # extracts edits or features with EvalSet.annotator (a language's)
     parses: ClassVar[bool] = False          # its figures depend on the language pipeline (a signature's nlp)
+    # the figures of system_figures a ranking table shows beside the score (rank, report): figure -> (header, meaning)
+    shown_figures: ClassVar[dict] = {}
     needs_model: ClassVar[bool] = False     # scores with a PEET model (EvalSet.options["model"]): loaded first
     phase: ClassVar[str] = ""               # its name in rank's timings (default: its name)
     langs: ClassVar[tuple] = ("en",)        # the languages whose annotator it takes (compare's lang)

@@ -28,6 +28,10 @@ class PEET(Metric):
     label = "PEET"
     higher_is_better = False
     fmt = ".3f"
+    shown_figures = {"seconds_per_word": ("s/word", "the system's total predicted seconds / its total MO words "
+                                                    "(whitespace-separated)"),
+                     "mean_seconds_per_word": ("mean s/word", "the mean over sentences of seconds / MO words "
+                                                              "(sentences without MO words left out)")}
     needs_annotator = True
     needs_model = True
     phase = "score"
