@@ -21,7 +21,6 @@ from __future__ import annotations
 import io
 import os
 from dataclasses import dataclass
-from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from peet_fast.io import InputError
@@ -273,6 +272,7 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     the sources and one reference per annotator (its corrected sentences; the metrics that read M2, such as m2,
     read it as is). model: the PEET model (file, Model, or None for the published one)."""
     from peet_fast.metrics.base import EvalSet, Metric
+    from peet_fast.evaluation.inputs import EvalInputs
     from peet_fast.evaluation.rank import check_metric_inputs, metric_objects
 
     hyps = _systems(hyps, "hyps")
@@ -319,8 +319,7 @@ def evaluate(hyps: Mapping[str, Sequence[str]], refs: Sequence[Sequence[str]] | 
     if any(m.needs_model for m in objs):
         loaded = _loaded_model(model)
     annotator = _annotators("en", tokenize, pipeline)
-    given = SimpleNamespace(sources=None if src is None else list(src), references=refs_t, gold=blocks,
-                            gold_path=gold_path)
+    given = EvalInputs(hyp_t, refs_t, None if src is None else list(src), blocks, gold_path, [])
     data = EvalSet.from_files(given, annotator,
                               {"model": loaded, "lang": "en", **({"gold_text": gold_text} if gold_text else {})})
     try:

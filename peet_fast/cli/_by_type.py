@@ -33,7 +33,7 @@ def by_type_from_args(args, ranking, annotator):
     if args.by_type is None:
         return None
     names, paths = hyp_systems(args)
-    with flags_named(args.flags):
+    with flags_named(args):
         data = read_eval_inputs(paths, args.ref, args.src, args.flags)
     if data.sources is None:
         raise InputError("--by-type", "needs the source sentences: give --src SRC (or a gold M2 as --ref)")

@@ -224,7 +224,7 @@ def hyp_systems(args) -> tuple[list[str], list[str]]:
     """(names, paths) of --hyp [NAME=]FILE ... and --names (formats.systems.named_systems)."""
     from peet_fast.formats.systems import named_systems
 
-    with flags_named(args.flags):
+    with flags_named(args):
         return named_systems(args.hyp, args.names)
 
 
@@ -335,8 +335,8 @@ def add_cache_options(p) -> None:
 
 
 def _options_given(args, names) -> dict:
-    """{option: value} of the annotator options among `names` this command line gives a value other than its
-    default (args.flags: the flag of each, and whether it turns the option off), with the flag of each."""
+    """{option: value} of the annotator options among `names` that this command line sets to other than their
+    defaults (args.flags: the option setting each, its default, and whether it turns the option off)."""
     out = {}
     for option in names:
         found = args.flags.dest(option)

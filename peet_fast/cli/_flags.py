@@ -10,6 +10,7 @@ annotator loads, and every option in backticks)."""
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 from typing import Mapping
 
@@ -68,11 +69,12 @@ class Words(Mapping):
         return sum(1 for _ in self)
 
 
-def annotator_parameters() -> list[str]:
+@functools.lru_cache(maxsize=None)
+def annotator_parameters() -> tuple[str, ...]:
     """Every language annotator's options (languages: each language's OPTIONS), in one order."""
     from peet_fast.languages import LANGS, language
 
-    return sorted(set().union(*(language(code).OPTIONS for code in LANGS)))
+    return tuple(sorted(set().union(*(language(code).OPTIONS for code in LANGS))))
 
 
 def _flag(match: re.Match, words: Words) -> str:
@@ -122,12 +124,24 @@ def metrics_given(specs, values: dict | None = None, flags: Mapping | None = Non
 
 
 @contextlib.contextmanager
-def flags_named(flags: Mapping):
-    """Within the block, an InputError naming a library parameter names its flag instead (flags: the command's
-    Words): the library speaks of its parameters, the command line of its flags."""
+def flags_named(args):
+    """Within the block, an InputError naming a library parameter names its flag instead (args.flags: the command's
+    Words): the library speaks of its parameters, the command line of its flags. A path given on this command line
+    is a file, not a parameter, whatever its name (`--ref ref`: "ref: ..." stays)."""
     try:
         yield
     except InputError as exc:
-        if type(exc) is InputError and exc.line is None and exc.path in flags:
+        flags = args.flags
+        if type(exc) is InputError and exc.line is None and exc.path in flags and exc.path not in _given(args):
             raise InputError(flags[exc.path], exc.message) from None
         raise
+
+
+def _given(args) -> set[str]:
+    """The texts given as option values on this command line (a file's name among them)."""
+    out = set()
+    for value in vars(args).values():
+        for v in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(v, str):
+                out.add(v)
+    return out

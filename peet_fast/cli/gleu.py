@@ -41,7 +41,7 @@ def add_parser(sub) -> argparse.ArgumentParser:
 def run(args) -> int:
     from peet_fast.metrics import gleu as G
 
-    with flags_named(args.flags):
+    with flags_named(args):
         G.check_options(args.n, args.iter)
     sources = G.tokens_of(G.read_gleu_lines(args.source))
     refs = [G.tokens_of(G.read_gleu_lines(r)) for r in args.reference]

@@ -84,7 +84,7 @@ def run(args) -> int:
     from peet_fast.cli._common import flags_named
     from peet_fast.metrics.stats import check_bootstrap, check_seed
 
-    with flags_named(args.flags):        # the library's parameters (InputError("systems", ...)) as the flags
+    with flags_named(args):        # the library's parameters (InputError("systems", ...)) as the flags
         check_options(args.method, args.bootstrap, args.seed, args.resample, args.confidence)
     check_bootstrap(args.bootstrap, 0, "--bootstrap", unit="TrueSkill runs" if args.method == "ts" else "resamples")
     check_seed(args.seed, "--seed")
@@ -94,7 +94,7 @@ def run(args) -> int:
         judgments = read_judgments(args.judgments, args.src_base)
     from peet_fast.cli._progress import progress_for
 
-    with flags_named(args.flags), progress_for(args, f"ranking ({args.method})"):
+    with flags_named(args), progress_for(args, f"ranking ({args.method})"):
         ranking = human_rank(judgments, args.method, args.bootstrap, args.seed, args.systems, args.resample,
                              args.confidence)
     from peet_fast.cli._common import print_signatures

@@ -170,7 +170,7 @@ def _p(x) -> str:
 def run(args) -> int:
     from peet_fast.cli._flags import flags_named
 
-    with flags_named(args.flags):       # the library's parameters (InputError("system_set", ...)) as the flags
+    with flags_named(args):       # the library's parameters (InputError("system_set", ...)) as the flags
         return _run(args)
 
 

@@ -105,7 +105,7 @@ def ranking_from_args(args, annotator=None):
                       progress=lambda total: progress_for(args, total=total),
                       notice=lambda text: print(f"--human-subset: {text}", file=sys.stderr),
                       hints=("--src SRC (or a gold M2 as --ref)", "a gold M2 as --ref"), names=args.flags)
-    with flags_named(args.flags):
+    with flags_named(args):
         return rank_files(request, annotators(args) if annotator is None else annotator, hooks)
 
 

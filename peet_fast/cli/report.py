@@ -133,7 +133,7 @@ def run(args) -> int:
     check_sentences_option(args)
     check_by_type(args)
     annotator = annotators(args)                 # one pipeline for the ranking and the meta-evaluation
-    with flags_named(args.flags):
+    with flags_named(args):
         me = _meta_eval(args, annotator)
     ranking, model = ranking_from_args(args, annotator)
     extra, summary = [], None
@@ -143,7 +143,7 @@ def run(args) -> int:
         from peet_fast.cli._progress import progress_for
         from peet_fast.meta_eval.metric.report_section import report_section
 
-        with flags_named(args.flags):
+        with flags_named(args):
             metrics = metrics_given(args.metric)
             for k, metric in enumerate(metrics):      # a stage each, counting the sentences it parses
                 with progress_for(args, f"meta-eval {args.metric[k]} ({k + 1}/{len(metrics)} metrics)",

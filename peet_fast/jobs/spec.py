@@ -77,8 +77,6 @@ def _shown(key: str, value) -> str:
         return " ".join(map(str, value.get("paths") or [])) or "?"
     if key == "model" and isinstance(value, dict):
         return f"{value.get('name')} ({str(value.get('sha256'))[:12]})"
-    if key == "extra" and isinstance(value, dict):
-        return " ".join("{%s}" % k if k.isidentifier() else _escaped(k) for k in sorted(value)) or "neither"
     if key == "ids":
         return "the input's type" if value == "typed" else "strings (an earlier peet-fast)"
     if value is None:
@@ -106,8 +104,7 @@ def _escaped(text: str) -> str:
 
 
 def _value(key: str, value) -> str | Wording:
-    """A setting's value as shown (_shown); a value naming options (the extra outputs' flags) as a Wording."""
-    shown = _shown(key, value)
-    if key == "extra" and isinstance(value, dict) and shown != "neither":
-        return Wording(shown)
-    return shown
+    """A setting's value as shown (_shown); the extra outputs as the options asking for them (a Wording)."""
+    if key == "extra" and isinstance(value, dict):
+        return Wording(" ".join("{%s}" % k if k.isidentifier() else _escaped(k) for k in sorted(value)) or "neither")
+    return _shown(key, value)

@@ -105,6 +105,25 @@ def test_one_vocabulary_derived_from_the_parsers():
     assert words["compare"]["mode"] == "--mode"
 
 
+def test_a_file_named_as_a_parameter_is_named_as_the_file(run_cli, tmp_path, monkeypatch):
+    """Files called hyp, ref and src in the working directory: an error about one names the file (`ref: ...`), not
+    the flag the library's parameter of that name maps to (--ref), in every command that maps parameters to flags;
+    a parameter still names its flag (`--gotoscorer-weights`, which names no file here)."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "hyp").write_text("a b\nc d\n")
+    (tmp_path / "ref").write_text("a b\n")
+    (tmp_path / "src").write_text("a b\nc d\n")
+    line = "ref: parallel files differ in line count (hyp: 2 lines, ref: 1 line, src: 2 lines)"
+    for argv in (["rank", "--hyp", "hyp", "--ref", "ref", "--src", "src", "--metric", "gleu"],
+                 ["report", "--hyp", "hyp", "--ref", "ref", "--src", "src", "--metric", "gleu", "--out", "r"],
+                 ["compare", "--hyp", "hyp", "--ref", "ref", "--src", "src", "--metric", "gleu"]):
+        rc, _, err = run_cli(*argv)
+        assert (rc, err) == (2, f"peet-fast {argv[0]}: error: {line}\n")
+    rc, _, err = run_cli("rank", "--hyp", "hyp", "--ref", "ref", "--src", "src", "--gotoscorer-weights", "none")
+    assert (rc, err) == (2, "peet-fast rank: error: --gotoscorer-weights: needs --metric gotoscorer\n")
+    assert not (tmp_path / "r").exists()
+
+
 def test_a_missing_default_pipeline_says_what_to_do(run_cli, tmp_path, monkeypatch):
     """No default pipeline installed: the library says to pass spacy_model, the command line --spacy-model."""
     import peet_fast

@@ -161,5 +161,6 @@ def test_a_full_disk_under_a_run_without_output_names_the_option_in_the_words_of
     assert exc.strerror == "No space left on device (the temporary directory of a workers run)"
     from peet_fast.cli import build_parser
 
-    assert error_line(exc, build_parser().commands["featurize"].get_default("flags")) == (1, f"{exc.filename}: No space left on device (the temporary directory of a --workers "
-                                  f"run)")
+    words = build_parser().commands["featurize"].get_default("flags")
+    assert error_line(exc, words) == (1, f"{exc.filename}: No space left on device (the temporary directory of a "
+                                         f"--workers run)")
